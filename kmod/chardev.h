@@ -1,0 +1,16 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+#ifndef _RETIRE_CHARDEV_H
+#define _RETIRE_CHARDEV_H
+
+#include <linux/types.h>
+
+struct retire_info;
+
+int retire_chardev_register(void);
+void retire_chardev_unregister(void);
+
+int retire_arg_copy_in(void *karg, size_t ksize, size_t minsize,
+		       unsigned int cmd, const void __user *uarg);
+int retire_info_check(const struct retire_info *info);
+
+#endif /* _RETIRE_CHARDEV_H */

@@ -1,0 +1,14 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+#ifndef _RETIRE_MAIN_H
+#define _RETIRE_MAIN_H
+
+#include <linux/types.h>
+#include <linux/retire.h>
+
+/* Features this build of the module offers: reported by GET_INFO. */
+#define RETIRE_FEATURES		(RETIRE_FEAT_GENL)
+
+void retire_caps_get(struct retire_limits *caps);
+void retire_info_fill(struct retire_info *info);
+
+#endif /* _RETIRE_MAIN_H */
