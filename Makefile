@@ -1,0 +1,48 @@
+# SPDX-License-Identifier: GPL-2.0
+#
+# retire: the kernel module, its library, CLI and tests.
+#
+#   make            build retire.ko against KDIR, libretire, retirectl and
+#                   the kselftests
+#   make check      install what is missing, then build and test on the
+#                   debug 6.12, stock 6.1 and stock 6.12 kernels in QEMU
+#   make run        install what is missing, build, and run the main job
+#                   in a VM
+#   make install    install libretire, retirectl and the headers
+#                   (PREFIX, DESTDIR as usual)
+#
+# KDIR defaults to the running kernel's build tree if there is one, else
+# the newest installed Debian 6.12 headers.
+
+KERNELRELEASE_RUNNING := $(shell uname -r)
+KDIR ?= $(or $(wildcard /lib/modules/$(KERNELRELEASE_RUNNING)/build), \
+	     $(lastword $(sort $(wildcard /usr/src/linux-headers-6.12.*-amd64))))
+
+all: module userspace selftests
+
+module:
+	@test -n "$(KDIR)" || { echo "no kernel build tree: set KDIR or run scripts/deps.sh"; exit 1; }
+	$(MAKE) -C $(KDIR) M=$(CURDIR) W=1 modules
+
+userspace:
+	$(MAKE) -C userspace
+
+selftests: userspace
+	$(MAKE) -C selftests
+
+check:
+	scripts/check.sh
+
+run:
+	scripts/run.sh
+
+install:
+	$(MAKE) -C userspace install
+
+clean:
+	-$(if $(KDIR),$(MAKE) -C $(KDIR) M=$(CURDIR) clean)
+	$(MAKE) -C userspace clean
+	$(MAKE) -C selftests clean KSFT_DIR=/nonexistent
+	rm -rf build
+
+.PHONY: all module userspace selftests check run install clean

@@ -1,0 +1,117 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# make check: install what is missing, build everything, then for each
+# target kernel build retire.ko for it, boot it in QEMU, run the KUnit
+# suites (debug kernel only) and every kselftest, unload the module, and
+# count. Any kernel report in a run fails that run.
+#
+# RETIRE_KERNELS="debug 6.1 6.12" picks the kernels (default all three).
+# Ends with one line: "N passed, N failed, N skipped"; exits 1 on failure.
+set -uo pipefail
+. "$(dirname "$0")/lib.sh"
+cd "$RETIRE_TOP"
+
+kernels=${RETIRE_KERNELS:-debug 6.1 6.12}
+total_pass=0 total_fail=0 total_skip=0
+summary=()
+
+# one result line; $1 is PASS, FAIL or SKIP
+record() {
+	local v=$1
+	shift
+	echo "$v $*"
+	case $v in
+	PASS) k_pass=$((k_pass + 1)) ;;
+	FAIL) k_fail=$((k_fail + 1)) ;;
+	SKIP) k_skip=$((k_skip + 1)) ;;
+	esac
+}
+
+close_group() {
+	total_pass=$((total_pass + k_pass))
+	total_fail=$((total_fail + k_fail))
+	total_skip=$((total_skip + k_skip))
+	summary+=("$(printf '%-28s %3d passed, %d failed, %d skipped (%ds)' \
+		"$1" $k_pass $k_fail $k_skip $(($(date +%s) - k_start)))")
+}
+
+start_group() {
+	k_pass=0 k_fail=0 k_skip=0 k_start=$(date +%s)
+	echo
+	echo "=== $1"
+}
+
+"$RETIRE_TOP/scripts/deps.sh" || die "installing dependencies failed"
+
+# --- the host: userspace, selftests, ABI and style checks ----------------
+start_group "host"
+if make -s -C userspace >/dev/null && make -s -C selftests >/dev/null; then
+	record PASS "host: libretire, retirectl and the kselftests build with -Werror"
+else
+	record FAIL "host: userspace or selftests failed to build"
+fi
+if scripts/netlink-uapi.py Documentation/netlink/specs/retire.yaml \
+	uapi/linux/retire_netlink.h; then
+	record PASS "host: uapi/linux/retire_netlink.h is generated from the YAML spec"
+else
+	record FAIL "host: uapi/linux/retire_netlink.h differs from the YAML spec"
+fi
+# uapi headers cannot use BIT_ULL(): STYLE.md's (1ULL << n) stands there
+cp="$(source_tree)/scripts/checkpatch.pl --no-tree --strict --terse --show-types"
+# the project's own files only, not what a build generated beside them
+src() { git ls-files --cached --others --exclude-standard "$@"; }
+if out=$( ($cp -f $(src 'kmod/*.[ch]') kmod/Kbuild Kbuild;
+	   $cp --ignore BIT_MACRO -f $(src 'uapi/*.h')) 2>&1 |
+	grep -E 'ERROR|WARNING|CHECK'); then
+	echo "$out"
+	record FAIL "host: checkpatch.pl --strict finds problems in kmod/ and uapi/"
+else
+	record PASS "host: checkpatch.pl --strict is clean on kmod/ and uapi/"
+fi
+close_group "host"
+
+# --- each kernel ---------------------------------------------------------
+for k in $kernels; do
+	start_group "kernel $k"
+	res=$RETIRE_BUILD/results/$k
+	mkdir -p "$res"
+	if ! moddir=$(scripts/build-module.sh "$k"); then
+		record FAIL "$k: retire.ko builds with W=1 and no warnings"
+		close_group "kernel $k"
+		continue
+	fi
+	record PASS "$k: retire.ko builds with W=1 and no warnings"
+
+	bound=300
+	[ "$k" = debug ] && bound=900
+	scripts/vm-run.sh -k "$k" -m "$moddir" -t "$bound" -o "$res" -- \
+		scripts/guest-check.sh "$moddir" >"$res/vm-run.log" 2>&1
+	sed 's/^/  | /' "$res/vm-run.log" | grep -v '^  | # ' | tail -n 40
+
+	while read -r v name; do
+		case $v in
+		PASS | FAIL | SKIP) record "$v" "$k: $name" ;;
+		esac
+	done < <(scripts/results.py "$res")
+
+	if [ "$(cat "$res/unload" 2>/dev/null)" = ok ]; then
+		record PASS "$k: retire.ko unloads after the tests"
+	else
+		record FAIL "$k: retire.ko unloads after the tests"
+	fi
+	if [ -e "$res/problems" ] && ! grep -qv 'retire.ko did not unload' "$res/problems"; then
+		record PASS "$k: no kernel report, leak, taint or timeout"
+	else
+		record FAIL "$k: no kernel report, leak, taint or timeout"
+		sed 's/^/    /' "$res/problems" 2>/dev/null
+	fi
+	close_group "kernel $k"
+done
+
+echo
+echo "=== summary"
+printf '%s\n' "${summary[@]}"
+echo
+echo "$total_pass passed, $total_fail failed, $total_skip skipped"
+[ "$total_fail" = 0 ]

@@ -1,0 +1,31 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+#
+# Runs inside the test VM (scripts/vm-run.sh has loaded retire.ko), from the
+# top of the tree: the KUnit suites where the kernel has KUnit, then every
+# kselftest. Results land in /tmp/out for scripts/check.sh to count.
+#
+#   guest-check.sh MODDIR
+O=/tmp/out
+moddir=$1
+
+if [ -e "$moddir/retire_kunit.ko" ]; then
+	if [ ! -d /sys/kernel/debug/kunit ]; then
+		echo "guest-check: KUnit has no debugfs directory" >&2
+	fi
+	# the suites run during insmod; their KTAP is kept in debugfs
+	if insmod "$moddir/retire_kunit.ko"; then
+		for d in /sys/kernel/debug/kunit/retire_*; do
+			[ -e "$d/results" ] || continue
+			cp "$d/results" "$O/kunit-$(basename "$d").ktap"
+		done
+		rmmod retire_kunit
+	else
+		echo "guest-check: insmod retire_kunit.ko failed" >&2
+		echo "not ok 1 retire_kunit.ko did not load" >"$O/kunit-load.ktap"
+	fi
+fi
+
+# the kselftest way: the tree is read-only here and was built on the host
+make -s -C selftests run_tests KSFT_DIR=/nonexistent >"$O/selftests.tap" 2>&1
+echo "guest-check: selftests exited $?"

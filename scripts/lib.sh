@@ -1,0 +1,59 @@
+# SPDX-License-Identifier: GPL-2.0
+# Shared by the scripts in this directory: where things are and which
+# kernels the project targets. Source it; it defines no side effects.
+
+RETIRE_TOP=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+RETIRE_CACHE=${RETIRE_CACHE:-/var/cache/retire}
+RETIRE_BUILD=${RETIRE_BUILD:-$RETIRE_TOP/build}
+
+die() {
+	echo "$(basename "$0"): $*" >&2
+	exit 1
+}
+
+# newest installed stock Debian kernel of a series: "6.1" or "6.12"
+stock_kver() {
+	local series=$1 v best=
+	for v in /boot/vmlinuz-"$series".*-amd64; do
+		[ -e "$v" ] || continue
+		v=${v#/boot/vmlinuz-}
+		case "$v" in *-rt-* | *-cloud-*) continue ;; esac
+		[ -d "/usr/src/linux-headers-$v" ] || continue
+		[ -d "/lib/modules/$v" ] || continue
+		best=$(printf '%s\n%s\n' "$best" "$v" | sed '/^$/d' | sort -V | tail -n1)
+	done
+	[ -n "$best" ] || die "no stock $series kernel with headers installed (run scripts/deps.sh)"
+	echo "$best"
+}
+
+# the Debian version of the linux-source-6.12 package
+source_version() {
+	dpkg-query -W -f='${Version}' linux-source-6.12 2>/dev/null ||
+		die "linux-source-6.12 is not installed (run scripts/deps.sh)"
+}
+
+# where linux-source-6.12 is unpacked (shared by the debug kernel and the
+# kselftest harness header)
+source_tree() {
+	echo "$RETIRE_CACHE/src/linux-source-6.12-$(source_version)"
+}
+
+unpack_source() {
+	local tree
+	tree=$(source_tree)
+	mkdir -p "$RETIRE_CACHE/src"
+	# one unpacker at a time; the others wait and reuse its tree
+	exec 8>"$RETIRE_CACHE/src/.lock"
+	flock 8
+	if [ ! -e "$tree/.unpacked" ]; then
+		rm -rf "$tree.tmp"
+		mkdir -p "$tree.tmp"
+		echo "unpacking linux-source-6.12 into $tree" >&2
+		tar -C "$tree.tmp" --strip-components=1 -xf /usr/src/linux-source-6.12.tar.xz
+		touch "$tree.tmp/.unpacked"
+		rm -rf "$tree"
+		mv "$tree.tmp" "$tree"
+	fi
+	exec 8>&-
+	echo "$tree"
+}

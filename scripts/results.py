@@ -1,0 +1,99 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0
+"""Count test results of one VM run of scripts/guest-check.sh.
+
+    results.py OUTDIR
+
+Reads OUTDIR/kunit-*.ktap (KTAP from /sys/kernel/debug/kunit/<suite>/results:
+test cases are the results one level below the suite) and
+OUTDIR/selftests.tap (the kselftest runner's TAP, each program's harness TAP
+nested beneath it behind "# "). Prints one line per test case,
+"PASS|FAIL|SKIP <name>", and last "counts <pass> <fail> <skip>".
+
+A suite or program that reports no cases, or ends "not ok" without a failed
+case of its own (a crash, a timeout), counts as one failure: a test that
+did not run never passes.
+"""
+import glob
+import os
+import re
+import sys
+
+RESULT = re.compile(r'^(not ok|ok) (\d+) ([^#]*?)\s*(#\s*(.*))?$')
+
+
+def verdict(ok, directive):
+    d = (directive or '').strip().upper()
+    if d.startswith('SKIP'):
+        return 'SKIP'
+    if ok == 'ok':
+        return 'PASS'
+    return 'FAIL'
+
+
+def kunit(path, out):
+    suite = os.path.basename(path)[len('kunit-'):-len('.ktap')]
+    cases = 0
+    top = None
+    for line in open(path, errors='replace'):
+        line = line.rstrip('\n')
+        indent = len(line) - len(line.lstrip(' '))
+        m = RESULT.match(line.strip())
+        if not m:
+            continue
+        if indent == 4:
+            cases += 1
+            out.append((verdict(m.group(1), m.group(5)),
+                        'kunit %s.%s' % (suite, m.group(3))))
+        elif indent == 0:
+            top = m.group(1)
+    if cases == 0 or (top == 'not ok' and
+                      not any(v == 'FAIL' and n.startswith('kunit %s.' % suite)
+                              for v, n in out)):
+        out.append(('FAIL', 'kunit %s (no cases ran or the suite failed)' % suite))
+
+
+def kselftests(path, out):
+    prog_cases = 0
+    prog_fail = False
+    for line in open(path, errors='replace'):
+        line = line.rstrip('\n')
+        if line.startswith('# '):
+            m = RESULT.match(line[2:])
+            if m:
+                prog_cases += 1
+                v = verdict(m.group(1), m.group(5))
+                prog_fail |= v == 'FAIL'
+                out.append((v, 'kselftest %s' % m.group(3)))
+            continue
+        m = RESULT.match(line)
+        if m:
+            name = m.group(3)
+            v = verdict(m.group(1), m.group(5))
+            if prog_cases == 0:
+                out.append((v if v != 'PASS' else 'FAIL',
+                            '%s (reported no test cases)' % name))
+            elif v == 'FAIL' and not prog_fail:
+                out.append(('FAIL', '%s (%s)' % (name, m.group(5) or 'failed')))
+            prog_cases = 0
+            prog_fail = False
+
+
+def main(outdir):
+    out = []
+    for path in sorted(glob.glob(os.path.join(outdir, 'kunit-*.ktap'))):
+        kunit(path, out)
+    tap = os.path.join(outdir, 'selftests.tap')
+    if os.path.exists(tap):
+        kselftests(tap, out)
+    else:
+        out.append(('FAIL', 'kselftests (no output: the VM run did not reach them)'))
+    for v, name in out:
+        print('%s %s' % (v, name))
+    print('counts %d %d %d' % (sum(v == 'PASS' for v, _ in out),
+                               sum(v == 'FAIL' for v, _ in out),
+                               sum(v == 'SKIP' for v, _ in out)))
+
+
+if __name__ == '__main__':
+    main(sys.argv[1])

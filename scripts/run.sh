@@ -1,0 +1,19 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# make run: install what is missing, build everything, boot a kernel in
+# QEMU with retire.ko loaded and run the main job there. Until the demo
+# exists, the main job is "retirectl info".
+#
+# RETIRE_KERNEL=debug|6.1|6.12 picks the kernel (default 6.12: the fastest
+# to boot).
+set -euo pipefail
+. "$(dirname "$0")/lib.sh"
+cd "$RETIRE_TOP"
+
+kernel=${RETIRE_KERNEL:-6.12}
+scripts/deps.sh
+make -s -C userspace >/dev/null
+moddir=$(scripts/build-module.sh "$kernel")
+exec scripts/vm-run.sh -k "$kernel" -m "$moddir" -t 600 \
+	-o "$RETIRE_BUILD/run-$kernel" -- userspace/retirectl/retirectl info

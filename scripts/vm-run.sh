@@ -1,0 +1,195 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Boot a kernel in QEMU (software emulation: KVM hangs on these machines),
+# optionally load retire.ko built for it, run a command as root in the
+# guest, and fail if the guest's kernel reported anything.
+#
+#   vm-run.sh [-k KERNEL] [-m MODDIR] [-t SECONDS] [-o OUTDIR] -- CMD...
+#
+#   -k  debug | 6.1 | 6.12 (default 6.12)
+#   -m  a directory holding retire.ko for that kernel: loaded before CMD,
+#       unloaded after it; an unload failure fails the run
+#   -t  wall-clock bound for the whole VM (default 600 s)
+#   -o  keep the run's files here (default: a temporary directory): output,
+#       rc, console.log (every kernel message), dmesg, kmemleak
+#
+# The guest sees the host's root file system read-only over 9p and chroots
+# into it, so CMD runs the binaries and libraries built on the host, at the
+# same paths. It writes only to tmpfs and to the output directory.
+#
+# Exit status: CMD's, or 1 if the guest's kernel logged a BUG, WARNING,
+# KASAN, UBSAN, lockdep, DMA-API or kmemleak report, or was tainted by one,
+# or the VM did not finish within the bound.
+set -euo pipefail
+. "$(dirname "$0")/lib.sh"
+
+kernel=6.12
+moddir=
+bound=600
+outdir=
+while getopts "k:m:t:o:" opt; do
+	case $opt in
+	k) kernel=$OPTARG ;;
+	m) moddir=$(cd "$OPTARG" && pwd) ;;
+	t) bound=$OPTARG ;;
+	o) outdir=$OPTARG ;;
+	*) die "usage: vm-run.sh [-k KERNEL] [-m MODDIR] [-t SECONDS] [-o OUTDIR] -- CMD..." ;;
+	esac
+done
+shift $((OPTIND - 1))
+[ "${1:-}" = "--" ] && shift
+[ $# -gt 0 ] || die "no command"
+
+# --- the kernel: image, release, the modules the initramfs must load ----
+mods=()
+case $kernel in
+debug)
+	kbuild=$("$RETIRE_TOP/scripts/debug-kernel.sh")
+	image=$kbuild/arch/x86/boot/bzImage
+	kver=$(cat "$kbuild/include/config/kernel.release")
+	mem=3G
+	;;
+6.1 | 6.12)
+	kver=$(stock_kver "$kernel")
+	image=/boot/vmlinuz-$kver
+	mem=2G
+	while read -r verb path _; do
+		[ "$verb" = insmod ] && mods+=("$path")
+	done < <(for m in virtio_pci 9pnet_virtio 9p; do
+		modprobe -S "$kver" --show-depends "$m"
+	done)
+	;;
+*)
+	die "unknown kernel '$kernel' (debug, 6.1 or 6.12)"
+	;;
+esac
+[ -r "$image" ] || die "no kernel image $image"
+
+# --- the initramfs: busybox, /init, the 9p stack; cached per kernel -----
+init=$RETIRE_TOP/scripts/initramfs-init
+ikey=$( (cat "$init" /bin/busybox; echo "$kver"; printf '%s\n' "${mods[@]}") |
+	sha256sum | cut -c1-16)
+initrd=$RETIRE_CACHE/initramfs-$kver-$ikey.cpio.gz
+if [ ! -e "$initrd" ]; then
+	mkdir -p "$RETIRE_CACHE"
+	stage=$(mktemp -d)
+	mkdir -p "$stage"/{bin,dev,proc,sys,lib/modules}
+	cp /bin/busybox "$stage/bin/busybox"
+	cp "$init" "$stage/init"
+	chmod 0755 "$stage/init"
+	: >"$stage/modules.order"
+	declare -A seen=()
+	for m in "${mods[@]}"; do
+		[ -z "${seen[$m]:-}" ] || continue
+		seen[$m]=1
+		base=$(basename "$m")
+		case $m in
+		*.xz) xz -dc "$m" >"$stage/lib/modules/${base%.xz}"; base=${base%.xz} ;;
+		*.zst) zstd -qdc "$m" >"$stage/lib/modules/${base%.zst}"; base=${base%.zst} ;;
+		*.gz) gzip -dc "$m" >"$stage/lib/modules/${base%.gz}"; base=${base%.gz} ;;
+		*) cp "$m" "$stage/lib/modules/$base" ;;
+		esac
+		echo "$base" >>"$stage/modules.order"
+	done
+	(cd "$stage" && find . | cpio -o -H newc --quiet | gzip -1) >"$initrd.tmp"
+	mv "$initrd.tmp" "$initrd"
+	rm -rf "$stage"
+fi
+
+# --- the run -------------------------------------------------------------
+if [ -n "$outdir" ]; then
+	mkdir -p "$outdir"
+	outdir=$(cd "$outdir" && pwd)
+	rm -f "$outdir"/{output,rc,console.log,dmesg,kmemleak,unload,taint,guest.sh,cmd,problems,selftests.tap} \
+		"$outdir"/kunit-*.ktap
+else
+	outdir=$(mktemp -d /tmp/retire-vm.XXXXXX)
+fi
+printf '%q ' "$@" >"$outdir/cmd"
+
+# runs as root inside the guest, in a chroot of the host's root
+cat >"$outdir/guest.sh" <<GUEST
+export PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin
+export HOME=/tmp LANG=C.UTF-8 RETIRE_IN_VM=1
+O=/tmp/out
+kl=/sys/kernel/debug/kmemleak
+cat /proc/sys/kernel/tainted >\$O/taint
+# forget what the kernel's own boot leaked: only what follows counts
+if [ -w \$kl ]; then echo scan >\$kl; echo clear >\$kl; fi
+cd $(printf %q "$RETIRE_TOP")
+loaded=
+if [ -n $(printf %q "$moddir") ]; then
+	if insmod $(printf %q "$moddir")/retire.ko; then loaded=1; else echo 'vm-run: insmod retire.ko failed' >&2; fi
+fi
+if [ -z $(printf %q "$moddir") ] || [ -n "\$loaded" ]; then
+	( . \$O/cmd ) >\$O/output 2>&1 </dev/null
+	echo \$? >\$O/rc
+else
+	echo 'insmod failed' >\$O/output; echo 1 >\$O/rc
+fi
+if [ -n "\$loaded" ]; then
+	rmmod retire_kunit 2>/dev/null
+	if rmmod retire && [ ! -e /sys/module/retire ]; then echo ok >\$O/unload; else echo failed >\$O/unload; fi
+fi
+if [ -w \$kl ]; then
+	# kmemleak reports only objects older than 5 s; scan twice, as its
+	# documentation advises, to settle objects in transit
+	sleep 6; echo scan >\$kl; echo scan >\$kl
+	cat \$kl >\$O/kmemleak
+fi
+cat /proc/sys/kernel/tainted >>\$O/taint
+dmesg >\$O/dmesg
+GUEST
+
+rc=0
+timeout --kill-after=10 "$bound" qemu-system-x86_64 \
+	-accel tcg -cpu max -smp 2 -m "$mem" \
+	-display none -monitor none -no-reboot \
+	-serial "file:$outdir/console.log" \
+	-kernel "$image" -initrd "$initrd" \
+	-append "console=ttyS0 panic=-1 printk.devkmsg=on" \
+	-virtfs "local,path=/,mount_tag=hostroot,security_model=none,readonly=on,multidevs=remap" \
+	-virtfs "local,path=$outdir,mount_tag=out,security_model=none,multidevs=remap" \
+	</dev/null || rc=$?
+
+[ -e "$outdir/output" ] && cat "$outdir/output"
+
+# every problem found is one line of $outdir/problems (check.sh reads it)
+: >"$outdir/problems"
+problem() {
+	echo "vm-run: $*" >&2
+	echo "$*" >>"$outdir/problems"
+}
+
+if [ $rc = 124 ] || [ $rc = 137 ]; then
+	problem "the VM did not finish within $bound s"
+elif [ $rc != 0 ]; then
+	problem "qemu exited with $rc"
+fi
+
+# anything the kernel reported fails the run, whatever the command said
+while read -r line; do
+	[ -n "$line" ] && problem "kernel: $line"
+done < <(cat "$outdir/console.log" "$outdir/dmesg" 2>/dev/null |
+	grep -E 'BUG:|WARNING:|\] ------------\[ cut here \]|Kernel panic|Oops|general protection fault|KASAN:|UBSAN:|ODEBUG:|DMA-API: .*(driver|device|disabling)|kmemleak: [0-9]+ new suspected|list_(add|del) corruption|refcount_t:|INFO: task .* blocked|self-detected stall|rcu_preempt detected stalls|Call Trace:' |
+	tr -d '\r' | sed 's/^\[ *[0-9.]*\] //' | sort -u | head -n 20)
+if [ -s "$outdir/kmemleak" ]; then
+	problem "kmemleak: $(grep -c '^unreferenced object' "$outdir/kmemleak") leaked objects:"
+	head -n 30 "$outdir/kmemleak" | sed 's/^/  /' >&2
+fi
+# taint that only a report sets: B bad page, D die, W warning, L soft lockup
+if [ -s "$outdir/taint" ]; then
+	t0=$(sed -n 1p "$outdir/taint")
+	t1=$(sed -n 2p "$outdir/taint")
+	bad=$(( (${t1:-0} & ~${t0:-0}) & ((1 << 5) | (1 << 7) | (1 << 9) | (1 << 14)) ))
+	[ "$bad" = 0 ] || problem "the kernel was tainted by a report (taint $t0 -> $t1)"
+fi
+if [ -n "$moddir" ] && [ "$(cat "$outdir/unload" 2>/dev/null)" != ok ]; then
+	problem "retire.ko did not unload"
+fi
+[ -e "$outdir/rc" ] || problem "the command never finished (see $outdir/console.log)"
+
+echo "vm-run: kernel $kver, files in $outdir" >&2
+[ -s "$outdir/problems" ] && exit 1
+exit "$(cat "$outdir/rc")"
