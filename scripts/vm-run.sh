@@ -148,7 +148,8 @@ timeout --kill-after=10 "$bound" qemu-system-x86_64 \
 	-display none -monitor none -no-reboot \
 	-serial "file:$outdir/console.log" \
 	-kernel "$image" -initrd "$initrd" \
-	-append "console=ttyS0 panic=-1 printk.devkmsg=on" \
+	-append "console=ttyS0 panic=-1 printk.devkmsg=on retire_top=$RETIRE_TOP" \
+	-virtfs "local,path=$RETIRE_TOP,mount_tag=tree,security_model=none,readonly=on,multidevs=remap" \
 	-virtfs "local,path=/,mount_tag=hostroot,security_model=none,readonly=on,multidevs=remap" \
 	-virtfs "local,path=$outdir,mount_tag=out,security_model=none,multidevs=remap" \
 	</dev/null || rc=$?
