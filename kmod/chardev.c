@@ -5,17 +5,27 @@
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
+#include <linux/capability.h>
 #include <linux/compat.h>
 #include <linux/fs.h>
 #include <linux/miscdevice.h>
 #include <linux/module.h>
+#include <linux/poll.h>
+#include <linux/slab.h>
 #include <linux/string.h>
 #include <linux/uaccess.h>
-
 #include <kunit/visibility.h>
+
 #include "main.h"
+#include "buf.h"
+#include "cancel.h"
 #include "chardev.h"
 #include "ctx.h"
+#include "engine.h"
+#include "engine_sim.h"
+#include "req.h"
+#include "stats.h"
+#include "token.h"
 
 /* the size of struct retire_info in ABI version 1; it may only grow */
 #define RETIRE_INFO_SIZE_VER0	offsetofend(struct retire_info, reserved)
@@ -86,6 +96,281 @@ static long retire_ioctl_get_info(unsigned int cmd, void __user *uarg)
 	return retire_arg_copy_out(uarg, cmd, &info, sizeof(info));
 }
 
+static bool retire_reserved_zero(const __u64 *r, size_t size)
+{
+	return !memchr_inv(r, 0, size);
+}
+
+static long retire_ioctl_buf_register(struct retire_ctx *ctx,
+				      unsigned int cmd, void __user *uarg)
+{
+	struct retire_buf_reg reg;
+	int ret;
+
+	ret = retire_arg_copy_in(&reg, sizeof(reg), sizeof(reg), cmd, uarg);
+	if (ret)
+		return ret;
+	ret = retire_buf_register(ctx, &reg);
+	if (ret)
+		return ret;
+	ret = retire_arg_copy_out(uarg, cmd, &reg, sizeof(reg));
+	if (ret)
+		/* nobody learnt the handle: take the buffer back */
+		retire_buf_unregister(ctx, reg.handle);
+	return ret;
+}
+
+/* the argument of the commands naming one handle */
+static int retire_handle_arg_in(struct retire_handle_arg *a,
+				unsigned int cmd, void __user *uarg)
+{
+	int ret = retire_arg_copy_in(a, sizeof(*a), sizeof(*a), cmd, uarg);
+
+	if (ret)
+		return ret;
+	if (a->flags || a->pad || !retire_reserved_zero(a->reserved,
+							sizeof(a->reserved)))
+		return -EINVAL;
+	return 0;
+}
+
+static long retire_ioctl_submit(struct retire_ctx *ctx, unsigned int cmd,
+				void __user *uarg)
+{
+	struct retire_sqe __user *usqes;
+	struct retire_submit sub;
+	struct retire_sqe *sqes;
+	unsigned int i;
+	size_t size;
+	int ret;
+
+	ret = retire_arg_copy_in(&sub, sizeof(sub), sizeof(sub), cmd, uarg);
+	if (ret)
+		return ret;
+	if (sub.flags || sub.pad || sub.submitted ||
+	    !retire_reserved_zero(sub.reserved, sizeof(sub.reserved)) ||
+	    !sub.nr || sub.nr > RETIRE_SUBMIT_MAX)
+		return -EINVAL;
+
+	/* copy in before ctx->mutex: no user fault is taken under it */
+	usqes = u64_to_user_ptr(sub.sqes);
+	size = array_size(sub.nr, sizeof(*sqes));
+	sqes = memdup_user(usqes, size);
+	if (IS_ERR(sqes))
+		return PTR_ERR(sqes);
+	/*
+	 * And make sure the results can go back before anything is
+	 * admitted: writing the array back unchanged proves it writable.
+	 */
+	if (copy_to_user(usqes, sqes, size)) {
+		kfree(sqes);
+		return -EFAULT;
+	}
+
+	mutex_lock(&ctx->mutex);
+	for (i = 0; i < sub.nr; i++) {
+		sqes[i].result = retire_submit_one(ctx, &sqes[i]);
+		if (!sqes[i].result)
+			sub.submitted++;
+	}
+	mutex_unlock(&ctx->mutex);
+
+	/* admitted entries stay admitted: their records name them */
+	ret = copy_to_user(usqes, sqes, size) ? -EFAULT : 0;
+	kfree(sqes);
+	if (!ret)
+		ret = retire_arg_copy_out(uarg, cmd, &sub, sizeof(sub));
+	return ret;
+}
+
+static long retire_ioctl_token(struct retire_ctx *ctx, unsigned int cmd,
+			       void __user *uarg)
+{
+	struct retire_token_op op;
+	int ret;
+
+	ret = retire_arg_copy_in(&op, sizeof(op), sizeof(op), cmd, uarg);
+	if (ret)
+		return ret;
+	if (op.flags || op.pad || op.token ||
+	    !retire_reserved_zero(op.reserved, sizeof(op.reserved)))
+		return -EINVAL;
+	if (op.op != RETIRE_TOKEN_RETURN && op.error)
+		return -EINVAL;
+	if (op.error > 0 || op.error < -MAX_ERRNO)
+		return -EINVAL;
+
+	switch (op.op) {
+	case RETIRE_TOKEN_BORROW:
+		mutex_lock(&ctx->mutex);
+		ret = retire_token_borrow(ctx, op.handle, &op.token);
+		mutex_unlock(&ctx->mutex);
+		break;
+	case RETIRE_TOKEN_RETURN:
+		return retire_token_return(ctx, op.handle, op.error);
+	case RETIRE_TOKEN_HANDOFF:
+		mutex_lock(&ctx->mutex);
+		ret = retire_token_handoff(ctx, op.handle, &op.token);
+		mutex_unlock(&ctx->mutex);
+		break;
+	default:
+		return -EINVAL;
+	}
+	if (ret)
+		return ret;
+	return retire_arg_copy_out(uarg, cmd, &op, sizeof(op));
+}
+
+static long retire_ioctl_reap(struct retire_ctx *ctx, unsigned int cmd,
+			      void __user *uarg)
+{
+	struct retire_cqe __user *ucqes;
+	struct retire_reap reap;
+	ktime_t deadline;
+	bool forever;
+	long left;
+	int ret, n;
+
+	ret = retire_arg_copy_in(&reap, sizeof(reap), sizeof(reap), cmd, uarg);
+	if (ret)
+		return ret;
+	if (reap.flags & ~RETIRE_REAP_F_ALL || reap.reaped ||
+	    !retire_reserved_zero(reap.reserved, sizeof(reap.reserved)) ||
+	    !reap.nr || reap.nr > RETIRE_SUBMIT_MAX ||
+	    reap.min_complete > reap.nr)
+		return -EINVAL;
+
+	ucqes = u64_to_user_ptr(reap.cqes);
+	forever = reap.flags & RETIRE_REAP_F_WAIT_FOREVER && !reap.timeout_ns;
+	deadline = ktime_add_ns(ktime_get(), reap.timeout_ns);
+	for (;;) {
+		mutex_lock(&ctx->mutex);
+		n = retire_records_take(ctx, ucqes + reap.reaped,
+					reap.nr - reap.reaped);
+		mutex_unlock(&ctx->mutex);
+		if (n < 0) {
+			if (!reap.reaped)
+				return n;
+			break;
+		}
+		reap.reaped += n;
+		if (reap.reaped >= reap.min_complete)
+			break;
+		/* a signal or the deadline ends the wait, not the records */
+		if (forever) {
+			left = wait_event_interruptible(ctx->waitq,
+							retire_records_ready(ctx));
+		} else {
+			if (ktime_after(ktime_get(), deadline))
+				break;
+			ktime_t rest = ktime_sub(deadline, ktime_get());
+
+			left = wait_event_interruptible_hrtimeout(ctx->waitq,
+								  retire_records_ready(ctx),
+								  rest);
+			if (left == -ETIME)
+				left = 0;
+		}
+		if (left) {
+			if (!reap.reaped)
+				return -EINTR;
+			break;
+		}
+	}
+	return retire_arg_copy_out(uarg, cmd, &reap, sizeof(reap));
+}
+
+static long retire_ioctl_get_stats(struct retire_ctx *ctx, unsigned int cmd,
+				   void __user *uarg)
+{
+	struct retire_stats_arg a;
+	struct retire_stats *st;
+	int ret;
+
+	ret = retire_arg_copy_in(&a, sizeof(a), sizeof(a), cmd, uarg);
+	if (ret)
+		return ret;
+	if (a.flags & ~RETIRE_STATS_F_ALL || !a.size ||
+	    !retire_reserved_zero(a.reserved, sizeof(a.reserved)))
+		return -EINVAL;
+	st = kmalloc(sizeof(*st), GFP_KERNEL);
+	if (!st)
+		return -ENOMEM;
+	if (a.flags & RETIRE_STATS_F_MODULE) {
+		retire_stats_module(st);
+	} else {
+		spin_lock_irq(&ctx->lock);
+		retire_stats_export(&ctx->stats, st);
+		spin_unlock_irq(&ctx->lock);
+	}
+	/* a larger caller structure gets zeroes for what this module lacks */
+	ret = copy_to_user(u64_to_user_ptr(a.stats), st,
+			   min_t(size_t, a.size, sizeof(*st))) ? -EFAULT : 0;
+	if (!ret && a.size > sizeof(*st) &&
+	    clear_user(u64_to_user_ptr(a.stats) + sizeof(*st),
+		       a.size - sizeof(*st)))
+		ret = -EFAULT;
+	kfree(st);
+	return ret;
+}
+
+static long retire_ioctl_sim_config(unsigned int cmd, void __user *uarg)
+{
+	struct retire_sim_config cfg;
+	int ret;
+
+	ret = retire_arg_copy_in(&cfg, sizeof(cfg), sizeof(cfg), cmd, uarg);
+	if (ret)
+		return ret;
+	if (cfg.pad || !retire_reserved_zero(cfg.reserved,
+					     sizeof(cfg.reserved)))
+		return -EINVAL;
+	switch (cfg.op) {
+	case RETIRE_SIM_GET:
+		if (cfg.flags || cfg.latency_ns || cfg.tick_ns ||
+		    cfg.bytes_per_tick || cfg.fail_every || cfg.seed)
+			return -EINVAL;
+		retire_sim_get_config(&cfg);
+		return retire_arg_copy_out(uarg, cmd, &cfg, sizeof(cfg));
+	case RETIRE_SIM_SET:
+		if (cfg.flags & ~RETIRE_SIM_F_ALL)
+			return -EINVAL;
+		if (!capable(CAP_SYS_ADMIN))
+			return -EPERM;
+		return retire_sim_set_config(&cfg);
+	default:
+		return -EINVAL;
+	}
+}
+
+static long retire_ioctl_sim_inject(struct retire_ctx *ctx, unsigned int cmd,
+				    void __user *uarg)
+{
+	struct retire_engine_result res = {};
+	struct retire_sim_event ev;
+	bool live;
+	int ret;
+
+	ret = retire_arg_copy_in(&ev, sizeof(ev), sizeof(ev), cmd, uarg);
+	if (ret)
+		return ret;
+	if (ev.flags || !retire_reserved_zero(ev.reserved, sizeof(ev.reserved)) ||
+	    ev.error > 0 || ev.error < -MAX_ERRNO)
+		return -EINVAL;
+	if (!capable(CAP_SYS_ADMIN))
+		return -EPERM;
+
+	/* the sim engine owns its live requests: only stale ones go in */
+	spin_lock_irq(&ctx->lock);
+	live = retire_slot_lookup_locked(&ctx->reqs, ev.handle);
+	spin_unlock_irq(&ctx->lock);
+	if (live)
+		return -EBUSY;
+	res.error = ev.error;
+	retire_engine_complete(ctx, ev.handle, &res);
+	return -ENOENT;
+}
+
 /*
  * Commands are matched on type, number and direction; the size field is the
  * caller's structure size, which retire_arg_copy_in() negotiates.
@@ -100,18 +385,98 @@ static bool retire_cmd_is(unsigned int cmd, unsigned int want)
 static long retire_ioctl(struct file *file, unsigned int cmd,
 			 unsigned long arg)
 {
+	struct retire_ctx *ctx = file->private_data;
 	void __user *uarg = (void __user *)arg;
+	struct retire_handle_arg h;
+	long ret;
 
 	if (retire_cmd_is(cmd, RETIRE_IOC_GET_INFO))
 		return retire_ioctl_get_info(cmd, uarg);
+	if (retire_cmd_is(cmd, RETIRE_IOC_BUF_REGISTER))
+		return retire_ioctl_buf_register(ctx, cmd, uarg);
+	if (retire_cmd_is(cmd, RETIRE_IOC_SUBMIT))
+		return retire_ioctl_submit(ctx, cmd, uarg);
+	if (retire_cmd_is(cmd, RETIRE_IOC_TOKEN))
+		return retire_ioctl_token(ctx, cmd, uarg);
+	if (retire_cmd_is(cmd, RETIRE_IOC_REAP))
+		return retire_ioctl_reap(ctx, cmd, uarg);
+	if (retire_cmd_is(cmd, RETIRE_IOC_GET_STATS))
+		return retire_ioctl_get_stats(ctx, cmd, uarg);
+	if (retire_cmd_is(cmd, RETIRE_IOC_SIM_CONFIG))
+		return retire_ioctl_sim_config(cmd, uarg);
+	if (retire_cmd_is(cmd, RETIRE_IOC_SIM_INJECT))
+		return retire_ioctl_sim_inject(ctx, cmd, uarg);
+
+	if (retire_cmd_is(cmd, RETIRE_IOC_BUF_UNREGISTER) ||
+	    retire_cmd_is(cmd, RETIRE_IOC_CANCEL) ||
+	    retire_cmd_is(cmd, RETIRE_IOC_RETIRE) ||
+	    retire_cmd_is(cmd, RETIRE_IOC_SIM_RESET)) {
+		ret = retire_handle_arg_in(&h, cmd, uarg);
+		if (ret)
+			return ret;
+		if (retire_cmd_is(cmd, RETIRE_IOC_BUF_UNREGISTER))
+			return retire_buf_unregister(ctx, h.handle);
+		if (retire_cmd_is(cmd, RETIRE_IOC_CANCEL))
+			return retire_req_cancel(ctx, h.handle);
+		if (retire_cmd_is(cmd, RETIRE_IOC_RETIRE))
+			return retire_req_retire(ctx, h.handle);
+		if (h.handle)
+			return -EINVAL;
+		if (!capable(CAP_SYS_ADMIN))
+			return -EPERM;
+		retire_sim_reset();
+		return 0;
+	}
 	return -ENOTTY;
+}
+
+static ssize_t retire_read(struct file *file, char __user *ubuf,
+			   size_t count, loff_t *ppos)
+{
+	struct retire_ctx *ctx = file->private_data;
+	unsigned int nr;
+	int ret;
+
+	if (count < sizeof(struct retire_cqe))
+		return -EINVAL;
+	nr = min_t(size_t, count / sizeof(struct retire_cqe), RETIRE_SUBMIT_MAX);
+	for (;;) {
+		if (!retire_records_ready(ctx)) {
+			if (file->f_flags & O_NONBLOCK)
+				return -EAGAIN;
+			ret = wait_event_interruptible(ctx->waitq,
+						       retire_records_ready(ctx));
+			if (ret)
+				return ret;
+		}
+		mutex_lock(&ctx->mutex);
+		ret = retire_records_take(ctx, (struct retire_cqe __user *)ubuf,
+					  nr);
+		mutex_unlock(&ctx->mutex);
+		if (ret)
+			break;
+	}
+	return ret < 0 ? ret : ret * sizeof(struct retire_cqe);
+}
+
+static __poll_t retire_poll(struct file *file, poll_table *wait)
+{
+	struct retire_ctx *ctx = file->private_data;
+
+	poll_wait(file, &ctx->waitq, wait);
+	return retire_records_ready(ctx) ? EPOLLIN | EPOLLRDNORM : 0;
+}
+
+static int retire_mmap(struct file *file, struct vm_area_struct *vma)
+{
+	return retire_buf_mmap(file->private_data, vma);
 }
 
 static int retire_open(struct inode *inode, struct file *file)
 {
 	struct retire_ctx *ctx;
 
-	ctx = retire_ctx_create();
+	ctx = retire_ctx_create(&retire_sim_ops);
 	if (IS_ERR(ctx))
 		return PTR_ERR(ctx);
 	file->private_data = ctx;
@@ -120,7 +485,8 @@ static int retire_open(struct inode *inode, struct file *file)
 
 static int retire_release(struct inode *inode, struct file *file)
 {
-	retire_ctx_put(file->private_data);
+	/* the file's reference passes to the reaper */
+	retire_ctx_release(file->private_data);
 	return 0;
 }
 
@@ -128,6 +494,9 @@ static const struct file_operations retire_fops = {
 	.owner		= THIS_MODULE,
 	.open		= retire_open,
 	.release	= retire_release,
+	.read		= retire_read,
+	.poll		= retire_poll,
+	.mmap		= retire_mmap,
 	.unlocked_ioctl	= retire_ioctl,
 	.compat_ioctl	= compat_ptr_ioctl,
 };

@@ -1,25 +1,80 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * The context: everything one open file description of /dev/retire owns.
- * Its lifetime is a kref, not the file's: the file is only the first owner.
+ *
+ * Its lifetime is a kref, not the file's. The file holds the first
+ * reference; release() hands that reference to the reaper, a work item on
+ * the module's workqueue, which returns every token, cancels what has not
+ * started, consumes every record as it arrives, and drops the reference
+ * once the last request is retired. close() is never taken as evidence
+ * that a device stopped. Each context pins the module until it is freed,
+ * so the module cannot be unloaded while any device work names it.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
+#include <linux/module.h>
 #include <linux/slab.h>
-
 #include <kunit/visibility.h>
-#include "main.h"
+
+#include "buf.h"
 #include "ctx.h"
+#include "engine.h"
+#include "main.h"
+#include "req.h"
+#include "stats.h"
+#include "token.h"
+
+/* the module's workqueue: reapers, context frees and the sim engine */
+struct workqueue_struct *retire_wq;
+
+static void retire_ctx_free_work(struct work_struct *work)
+{
+	struct retire_ctx *ctx = container_of(work, struct retire_ctx,
+					      free_work);
+
+	cancel_work_sync(&ctx->reap_work);
+	WARN_ON_ONCE(ctx->unretired || !list_empty(&ctx->ready));
+	/* request and job slots wait for their timers and work here */
+	retire_slot_table_destroy(&ctx->reqs);
+	retire_slot_table_destroy(&ctx->jobs);
+	retire_slot_table_destroy(&ctx->tokens);
+	retire_buf_destroy_all(ctx);
+	retire_slot_table_destroy(&ctx->bufs);
+	retire_stat_add(NULL, RETIRE_ST_CONTEXTS, -1);
+	kfree(ctx);
+	/* the last thing: retire_exit() flushes retire_wq before it returns */
+	module_put(THIS_MODULE);
+}
+
+static void retire_ctx_reap_work(struct work_struct *work)
+{
+	struct retire_ctx *ctx = container_of(work, struct retire_ctx,
+					      reap_work);
+	bool done;
+
+	mutex_lock(&ctx->mutex);
+	retire_records_take_kernel(ctx, NULL, UINT_MAX);
+	spin_lock_irq(&ctx->lock);
+	done = !ctx->unretired && list_empty(&ctx->ready);
+	spin_unlock_irq(&ctx->lock);
+	mutex_unlock(&ctx->mutex);
+	/* the reference release() handed over, dropped exactly once */
+	if (done && !test_and_set_bit(0, &ctx->reaped))
+		retire_ctx_put(ctx);
+}
 
 /**
  * retire_ctx_create() - a new context with limits equal to the module caps
+ * @engine: the device its requests go to
  *
- * Return: the context, holding one reference for the caller, or
- * ERR_PTR(-ENOMEM). Its memory is charged to the caller's memory cgroup.
+ * Return: the context, holding one reference for the caller, or an
+ * ERR_PTR(). Its memory is charged to the caller's memory cgroup.
  */
-struct retire_ctx *retire_ctx_create(void)
+struct retire_ctx *retire_ctx_create(const struct retire_engine_ops *engine)
 {
 	struct retire_ctx *ctx;
+	u32 nreq;
+	int ret;
 
 	ctx = kzalloc(sizeof(*ctx), GFP_KERNEL_ACCOUNT);
 	if (!ctx)
@@ -27,24 +82,152 @@ struct retire_ctx *retire_ctx_create(void)
 
 	kref_init(&ctx->ref);
 	spin_lock_init(&ctx->lock);
+	mutex_init(&ctx->mutex);
+	mutex_init(&ctx->buf_mutex);
 	retire_caps_get(&ctx->limits);
+	INIT_LIST_HEAD(&ctx->ready);
+	INIT_LIST_HEAD(&ctx->waiting);
+	init_waitqueue_head(&ctx->waitq);
+	INIT_WORK(&ctx->reap_work, retire_ctx_reap_work);
+	INIT_WORK(&ctx->free_work, retire_ctx_free_work);
+	ctx->engine = engine;
+
+	/* twice Q: retired requests keep a slot until their record is read */
+	nreq = min_t(u64, 2ULL * ctx->limits.max_unretired, RETIRE_SLOT_MAX);
+	ret = retire_slot_table_init(&ctx->bufs, RETIRE_KIND_BUF,
+				     sizeof(struct retire_buf),
+				     ctx->limits.max_buffers, NULL, NULL, NULL);
+	if (ret)
+		goto out_free;
+	ret = retire_slot_table_init(&ctx->reqs, RETIRE_KIND_REQ,
+				     sizeof(struct retire_req), nreq,
+				     retire_req_slot_init, retire_req_slot_fini,
+				     ctx);
+	if (ret)
+		goto out_bufs;
+	ret = retire_slot_table_init(&ctx->jobs, 0, engine->job_size, nreq,
+				     engine->job_init, engine->job_fini, ctx);
+	if (ret)
+		goto out_reqs;
+	ret = retire_slot_table_init(&ctx->tokens, RETIRE_KIND_TOKEN,
+				     sizeof(struct retire_token),
+				     ctx->limits.max_tokens, NULL, NULL, NULL);
+	if (ret)
+		goto out_jobs;
+
+	__module_get(THIS_MODULE);
+	retire_stat_add(NULL, RETIRE_ST_CONTEXTS, 1);
 	return ctx;
+
+out_jobs:
+	retire_slot_table_destroy(&ctx->jobs);
+out_reqs:
+	retire_slot_table_destroy(&ctx->reqs);
+out_bufs:
+	retire_slot_table_destroy(&ctx->bufs);
+out_free:
+	kfree(ctx);
+	return ERR_PTR(ret);
 }
 EXPORT_SYMBOL_IF_KUNIT(retire_ctx_create);
 
-static void retire_ctx_free(struct kref *ref)
+/**
+ * retire_ctx_get() - take a reference
+ * @ctx: the context
+ */
+void retire_ctx_get(struct retire_ctx *ctx)
+{
+	kref_get(&ctx->ref);
+}
+
+static void retire_ctx_last_put(struct kref *ref)
 {
 	struct retire_ctx *ctx = container_of(ref, struct retire_ctx, ref);
 
-	kfree(ctx);
+	/* never inline: a caller may hold the lock of a neighbour */
+	queue_work(retire_wq, &ctx->free_work);
 }
 
 /**
  * retire_ctx_put() - drop a reference; the last one frees the context
  * @ctx: the context
+ *
+ * The free happens on the module's workqueue, after every timer and work
+ * item of the context has finished.
  */
 void retire_ctx_put(struct retire_ctx *ctx)
 {
-	kref_put(&ctx->ref, retire_ctx_free);
+	kref_put(&ctx->ref, retire_ctx_last_put);
 }
 EXPORT_SYMBOL_IF_KUNIT(retire_ctx_put);
+
+/**
+ * retire_ctx_kick_reaper() - let the reaper look at a closed context
+ * @ctx: the context; the caller holds its lock
+ */
+void retire_ctx_kick_reaper(struct retire_ctx *ctx)
+{
+	lockdep_assert_held(&ctx->lock);
+	queue_work(retire_wq, &ctx->reap_work);
+}
+
+/**
+ * retire_ctx_release() - the owner's file is gone
+ * @ctx: the context; the caller's reference passes to the reaper
+ *
+ * Returns every borrow token (only the owner could), cancels what has not
+ * started, consumes what has terminated, and leaves what the device still
+ * holds to finish on its own: the reaper retires it when it does.
+ */
+void retire_ctx_release(struct retire_ctx *ctx)
+{
+	static const struct retire_engine_result cancelled = {
+		.error = -ECANCELED,
+		.cancelled = true,
+	};
+	struct retire_req *req, *tmp;
+	u32 idx;
+
+	mutex_lock(&ctx->mutex);
+	spin_lock_irq(&ctx->lock);
+	ctx->closed = true;
+	retire_token_revoke_all_locked(ctx);
+	list_for_each_entry_safe(req, tmp, &ctx->waiting, wait_node) {
+		req->cancel_requested = true;
+		retire_req_terminate_locked(ctx, req, &cancelled);
+	}
+	for (idx = 0; idx < ctx->reqs.nr; idx++) {
+		req = retire_slot_get(&ctx->reqs, idx);
+		if (!req->slot.live || req->state != RETIRE_REQ_TERMINATED)
+			continue;
+		if (req->terminal_read) {
+			req->consumed = true;
+			retire_req_try_retire_locked(ctx, req);
+		}
+	}
+	retire_ctx_kick_reaper(ctx);
+	spin_unlock_irq(&ctx->lock);
+	mutex_unlock(&ctx->mutex);
+}
+EXPORT_SYMBOL_IF_KUNIT(retire_ctx_release);
+
+/**
+ * retire_ctx_init() - create the module's workqueue
+ *
+ * Return: 0 or -ENOMEM.
+ */
+int retire_ctx_init(void)
+{
+	retire_wq = alloc_workqueue("retire", WQ_UNBOUND, 0);
+	return retire_wq ? 0 : -ENOMEM;
+}
+
+/**
+ * retire_ctx_exit() - wait for every work item, then destroy the queue
+ *
+ * No context exists here: each pins the module until it is freed.
+ */
+void retire_ctx_exit(void)
+{
+	destroy_workqueue(retire_wq);
+}

@@ -3,24 +3,82 @@
 #define _RETIRE_CTX_H
 
 #include <linux/kref.h>
+#include <linux/list.h>
+#include <linux/mutex.h>
 #include <linux/spinlock.h>
+#include <linux/wait.h>
+#include <linux/workqueue.h>
 #include <linux/retire.h>
+
+#include "slot.h"
+#include "stats.h"
+
+struct retire_engine_ops;
 
 /**
  * struct retire_ctx - one open file description of /dev/retire
- * @ref:	the open file holds one reference; later, every unretired
- *		request and the reaper hold one each, so a context outlives
- *		its file for as long as any device work names it.
- * @lock:	IRQ-safe: terminal events may arrive from hrtimers or IRQs.
+ * @ref:	the open file holds one reference and every unretired request
+ *		one, so a context outlives its file for as long as any
+ *		device work names it. The last put frees it from a work item.
+ * @lock:	IRQ-safe: terminal events arrive from hrtimers and work items.
+ *		Nothing sleeps or allocates under it.
+ * @mutex:	serializes the owner's request commands, record delivery and
+ *		the reaper; request and token chunks are allocated under it,
+ *		outside @lock. User memory may be touched under it.
+ * @buf_mutex:	serializes buffer registration, unregistration and mmap();
+ *		taken under mmap_lock, so never held around user copies.
  * @limits:	this context's bounds, never above the module caps.
+ * @bufs:	buffer slots (RETIRE_KIND_BUF).
+ * @reqs:	request slots (RETIRE_KIND_REQ).
+ * @jobs:	the engine's per-request state, at the request's slot index.
+ * @tokens:	borrow-token slots (RETIRE_KIND_TOKEN).
+ * @ready:	requests with records to deliver, in the order they became
+ *		ready; the list threads through the requests, so delivery
+ *		never allocates and a slow reader loses nothing.
+ * @waiting:	admitted requests not yet handed to the engine, FIFO.
+ * @active:	requests the engine holds.
+ * @unretired:	admitted requests not yet retired.
+ * @reserved_bytes: bytes reserved by unretired requests.
+ * @closed:	the file is gone: the reaper consumes every record.
+ * @waitq:	readers waiting for records.
+ * @reap_work:	the reaper, run on the module's workqueue.
+ * @free_work:	frees the context after its last reference.
+ * @reaped:	bit 0: the reaper dropped the reference release() gave it.
+ * @engine:	the device behind this context.
+ * @stats:	counters.
  */
 struct retire_ctx {
 	struct kref ref;
-	spinlock_t lock;		/* IRQ-safe; see @lock above */
+	spinlock_t lock;		/* IRQ-safe: see above */
+	struct mutex mutex;		/* requests, records, reaper */
+	struct mutex buf_mutex;		/* buffers */
 	struct retire_limits limits;	/* protected by @lock */
+	struct retire_slot_table bufs;	/* protected by @lock */
+	struct retire_slot_table reqs;	/* protected by @lock */
+	struct retire_slot_table jobs;	/* grown with @reqs */
+	struct retire_slot_table tokens;	/* protected by @lock */
+	struct list_head ready;		/* protected by @lock */
+	struct list_head waiting;	/* protected by @lock */
+	u32 active;			/* protected by @lock */
+	u32 unretired;			/* protected by @lock */
+	u64 reserved_bytes;		/* protected by @lock */
+	bool closed;			/* protected by @lock */
+	wait_queue_head_t waitq;
+	struct work_struct reap_work;
+	struct work_struct free_work;
+	unsigned long reaped;
+	const struct retire_engine_ops *engine;
+	struct retire_ctx_stats stats;	/* protected by @lock */
 };
 
-struct retire_ctx *retire_ctx_create(void);
+struct retire_ctx *retire_ctx_create(const struct retire_engine_ops *engine);
+void retire_ctx_get(struct retire_ctx *ctx);
 void retire_ctx_put(struct retire_ctx *ctx);
+void retire_ctx_release(struct retire_ctx *ctx);
+void retire_ctx_kick_reaper(struct retire_ctx *ctx);
+int retire_ctx_init(void);
+void retire_ctx_exit(void);
+
+extern struct workqueue_struct *retire_wq;
 
 #endif /* _RETIRE_CTX_H */

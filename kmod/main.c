@@ -3,9 +3,10 @@
  * retire: provable buffer lifetime for asynchronous device work.
  *
  * Module init and exit, and the module parameters that cap every context's
- * limits. Registration order: the netlink family first, the character
- * device last, so that nothing can open /dev/retire before every service it
- * may reach is up; exit undoes it in reverse.
+ * limits. Registration order: the sim engine and the module's workqueue
+ * first, then the netlink family, the character device last, so that
+ * nothing can open /dev/retire before every service it may reach is up;
+ * exit undoes it in reverse.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -13,8 +14,11 @@
 #include <linux/moduleparam.h>
 
 #include <kunit/visibility.h>
+
 #include "main.h"
 #include "chardev.h"
+#include "ctx.h"
+#include "engine_sim.h"
 #include "netlink.h"
 
 /*
@@ -117,9 +121,14 @@ static int __init retire_init(void)
 	if (ret)
 		return ret;
 
-	ret = retire_netlink_register();
+	retire_sim_init();
+	ret = retire_ctx_init();
 	if (ret)
 		return ret;
+
+	ret = retire_netlink_register();
+	if (ret)
+		goto out_ctx;
 
 	ret = retire_chardev_register();
 	if (ret)
@@ -130,6 +139,8 @@ static int __init retire_init(void)
 
 out_netlink:
 	retire_netlink_unregister();
+out_ctx:
+	retire_ctx_exit();
 	return ret;
 }
 
@@ -137,6 +148,8 @@ static void __exit retire_exit(void)
 {
 	retire_chardev_unregister();
 	retire_netlink_unregister();
+	/* every context is gone (each pinned the module): drain the queue */
+	retire_ctx_exit();
 }
 
 module_init(retire_init);

@@ -30,8 +30,13 @@
  */
 /* the generic netlink family "retire" is registered */
 #define RETIRE_FEAT_GENL	(1ULL << 0)
+/* buffers, requests, cancellation, borrow tokens, retirement, records */
+#define RETIRE_FEAT_REQUESTS	(1ULL << 1)
+/* the sim engine and its knobs */
+#define RETIRE_FEAT_SIM		(1ULL << 2)
 
-#define RETIRE_FEAT_ALL		(RETIRE_FEAT_GENL)
+#define RETIRE_FEAT_ALL		(RETIRE_FEAT_GENL | RETIRE_FEAT_REQUESTS | \
+				 RETIRE_FEAT_SIM)
 
 /*
  * struct retire_limits - per-context bounds.
@@ -74,9 +79,427 @@ struct retire_info {
 	__u64 reserved[4];
 };
 
+/*
+ * Handles.
+ *
+ * Buffers, requests and borrow tokens are named by 64-bit handles:
+ * kind (bits 63..56) | slot (bits 55..32) | generation (bits 31..0).
+ * They are opaque: build them only from what the module returned. A handle
+ * names one incarnation of a slot; once that incarnation ends (a request
+ * retires, a token returns, a buffer is unregistered) the slot's generation
+ * moves on and the old handle is stale forever: a slot whose generation
+ * would wrap is never used again. 0 is never a valid handle.
+ */
+#define RETIRE_KIND_BUF		1
+#define RETIRE_KIND_REQ		2
+#define RETIRE_KIND_TOKEN	3
+
+#define RETIRE_HANDLE_KIND(h)	((__u32)((__u64)(h) >> 56))
+
+/* ---- buffers ------------------------------------------------------------ */
+
+/*
+ * Buffer flags (struct retire_buf_reg.flags).
+ * Every flag must be listed in RETIRE_BUF_F_ALL.
+ */
+/* pin the caller's memory at @addr (FOLL_LONGTERM, charged to
+ * RLIMIT_MEMLOCK) instead of allocating pages in the module */
+#define RETIRE_BUF_F_USER	(1U << 0)
+
+#define RETIRE_BUF_F_ALL	(RETIRE_BUF_F_USER)
+
+/*
+ * struct retire_buf_reg - argument of RETIRE_IOC_BUF_REGISTER.
+ * @flags:	in: RETIRE_BUF_F_*.
+ * @pad:	in: must be 0.
+ * @addr:	in: RETIRE_BUF_F_USER: page-aligned address of the memory to
+ *		pin; otherwise must be 0.
+ * @len:	in: bytes, a non-zero multiple of the page size.
+ * @handle:	out: the buffer's handle (kind RETIRE_KIND_BUF).
+ * @mmap_offset: out: module-allocated buffers: the offset to pass to
+ *		mmap(MAP_SHARED) on this file to map the buffer; 0 for user
+ *		memory.
+ * @reserved:	in: must be 0.
+ */
+struct retire_buf_reg {
+	__u32 flags;
+	__u32 pad;
+	__u64 addr;
+	__u64 len;
+	__u64 handle;
+	__u64 mmap_offset;
+	__u64 reserved[2];
+};
+
+/*
+ * struct retire_handle_arg - argument of the commands that name one
+ * handle: RETIRE_IOC_BUF_UNREGISTER, RETIRE_IOC_CANCEL, RETIRE_IOC_RETIRE.
+ * @handle:	in: the handle.
+ * @flags:	in: must be 0.
+ * @pad:	in: must be 0.
+ * @reserved:	in: must be 0.
+ */
+struct retire_handle_arg {
+	__u64 handle;
+	__u32 flags;
+	__u32 pad;
+	__u64 reserved[2];
+};
+
+/* ---- requests ----------------------------------------------------------- */
+
+/*
+ * Device-access flags (struct retire_sqe.dev_flags): what the device may do
+ * to the request's range. They fix the DMA direction and are enforced: an
+ * engine access outside them is refused, counted and fails the request.
+ * Every flag must be listed in RETIRE_DEV_ALL.
+ */
+/* the device may read the range */
+#define RETIRE_DEV_READ		(1U << 0)
+/* the device may write the range */
+#define RETIRE_DEV_WRITE	(1U << 1)
+
+#define RETIRE_DEV_ALL		(RETIRE_DEV_READ | RETIRE_DEV_WRITE)
+
+/*
+ * struct retire_sqe - one request of a RETIRE_IOC_SUBMIT batch.
+ * @user_data:	in: returned in every record of the request.
+ * @buf:	in: the buffer's handle; the buffer must be FREE.
+ * @offset:	in: start of the range in the buffer.
+ * @len:	in: non-zero; @offset + @len must lie inside the buffer.
+ * @deadline_ns: in: relative deadline; 0 for none. At expiry the caller
+ *		gets a RETIRE_REC_TIMEOUT record; the work goes on.
+ * @key:	in: the request's key (admission and publication use it).
+ * @dev_flags:	in: RETIRE_DEV_*, at least one.
+ * @flags:	in: must be 0.
+ * @handle:	out: the request's handle, if @result is 0.
+ * @result:	out: 0 if admitted, else the -errno that refused this entry.
+ * @pad:	in: must be 0.
+ * @reserved:	in: must be 0.
+ */
+struct retire_sqe {
+	__u64 user_data;
+	__u64 buf;
+	__u64 offset;
+	__u64 len;
+	__u64 deadline_ns;
+	__u64 key;
+	__u32 dev_flags;
+	__u32 flags;
+	__u64 handle;
+	__s32 result;
+	__u32 pad;
+	__u64 reserved[2];
+};
+
+/* the most entries one RETIRE_IOC_SUBMIT takes */
+#define RETIRE_SUBMIT_MAX	256
+
+/*
+ * struct retire_submit - argument of RETIRE_IOC_SUBMIT.
+ * @sqes:	in: address of an array of @nr struct retire_sqe.
+ * @nr:		in: 1 to RETIRE_SUBMIT_MAX.
+ * @flags:	in: must be 0.
+ * @submitted:	out: how many entries were admitted.
+ * @pad:	in: must be 0.
+ * @reserved:	in: must be 0.
+ *
+ * Entries are taken in order, each admitted or refused on its own (its
+ * @result says which); a refused entry changes nothing. The ioctl fails
+ * as a whole only for a bad batch (this structure, or an unreadable or
+ * unwritable array), before any entry is admitted.
+ */
+struct retire_submit {
+	__u64 sqes;
+	__u32 nr;
+	__u32 flags;
+	__u32 submitted;
+	__u32 pad;
+	__u64 reserved[2];
+};
+
+/* ---- borrow tokens ------------------------------------------------------ */
+
+/* struct retire_token_op.op */
+/* take a token on a request whose device access has ended */
+#define RETIRE_TOKEN_BORROW	1
+/* give a token back: exactly once */
+#define RETIRE_TOKEN_RETURN	2
+/* take a new token and give back @handle's, atomically */
+#define RETIRE_TOKEN_HANDOFF	3
+
+/*
+ * struct retire_token_op - argument of RETIRE_IOC_TOKEN.
+ * @handle:	in: BORROW: the request's handle; RETURN and HANDOFF: the
+ *		token's handle.
+ * @token:	out: BORROW and HANDOFF: the new token's handle.
+ * @op:		in: RETIRE_TOKEN_*.
+ * @error:	in: RETURN: 0, or the -errno the consumer failed with (it is
+ *		counted); must be 0 for BORROW and HANDOFF.
+ * @flags:	in: must be 0.
+ * @pad:	in: must be 0.
+ * @reserved:	in: must be 0.
+ */
+struct retire_token_op {
+	__u64 handle;
+	__u64 token;
+	__u32 op;
+	__s32 error;
+	__u32 flags;
+	__u32 pad;
+	__u64 reserved[2];
+};
+
+/* ---- records ------------------------------------------------------------ */
+
+/* struct retire_cqe.type */
+/* the request's deadline expired (outcome timed_out) */
+#define RETIRE_REC_TIMEOUT	1
+/* a cancel named the request and returned @error (0 or -EALREADY) */
+#define RETIRE_REC_CANCEL_ACK	2
+/* the engine's terminal event: completed, failed or cancelled */
+#define RETIRE_REC_TERMINAL	3
+/* the buffer went back to its pool; the request's handle is now stale */
+#define RETIRE_REC_RETIRED	4
+
+/* struct retire_cqe.outcome */
+#define RETIRE_OUTCOME_COMPLETED	1
+#define RETIRE_OUTCOME_FAILED		2
+/* confirmed before the device started, or stopped by it */
+#define RETIRE_OUTCOME_CANCELLED	3
+/* the caller's wait expired; says nothing about the work */
+#define RETIRE_OUTCOME_TIMED_OUT	4
+#define RETIRE_OUTCOME_CANCEL_REQUESTED	5
+/* timed out or cancelled, but the engine still owns the buffer */
+#define RETIRE_OUTCOME_OUTSTANDING_WORK	6
+/* termination cannot be proven (later: quarantine) */
+#define RETIRE_OUTCOME_UNKNOWN		7
+/* terminated, but the publication predicate rejected it (later) */
+#define RETIRE_OUTCOME_STALE		8
+/* RETIRE_REC_RETIRED */
+#define RETIRE_OUTCOME_RETIRED		9
+
+/*
+ * Record flags (struct retire_cqe.flags).
+ * Every flag must be listed in RETIRE_CQE_F_ALL.
+ */
+/* @result_len, @latency_ns and @checksum are measurements: set only on
+ * a completed terminal record */
+#define RETIRE_CQE_F_MEASURED		(1U << 0)
+/* the engine still owned the buffer when this record was made */
+#define RETIRE_CQE_F_OUTSTANDING	(1U << 1)
+/* the request's deadline had expired before this record was made */
+#define RETIRE_CQE_F_TIMED_OUT		(1U << 2)
+/* a cancel had been requested before this record was made */
+#define RETIRE_CQE_F_CANCEL_REQUESTED	(1U << 3)
+
+#define RETIRE_CQE_F_ALL	(RETIRE_CQE_F_MEASURED | RETIRE_CQE_F_OUTSTANDING | \
+				 RETIRE_CQE_F_TIMED_OUT | \
+				 RETIRE_CQE_F_CANCEL_REQUESTED)
+
+/*
+ * struct retire_cqe - one record, as read() or RETIRE_IOC_REAP return it.
+ * @user_data:	the request's user_data.
+ * @handle:	the request's handle (stale after RETIRE_REC_RETIRED).
+ * @type:	RETIRE_REC_*.
+ * @outcome:	RETIRE_OUTCOME_*.
+ * @error:	FAILED: the engine's -errno; CANCEL_ACK: the cancel's result.
+ * @flags:	RETIRE_CQE_F_*.
+ * @result_len: completed: bytes the device transferred.
+ * @latency_ns: completed: from admission to the terminal event.
+ * @checksum:	completed with RETIRE_DEV_READ: the device's checksum of
+ *		the range (FNV-1a, 64 bit) as it read it.
+ * @reserved:	0.
+ *
+ * A request's records come in this order: TIMEOUT and CANCEL_ACK (each at
+ * most once, when they happen), TERMINAL, RETIRED.
+ */
+struct retire_cqe {
+	__u64 user_data;
+	__u64 handle;
+	__u32 type;
+	__u32 outcome;
+	__s32 error;
+	__u32 flags;
+	__u64 result_len;
+	__u64 latency_ns;
+	__u64 checksum;
+	__u64 reserved;
+};
+
+/* RETIRE_IOC_REAP flags. Every flag must be listed in RETIRE_REAP_F_ALL. */
+/* wait without a bound when @timeout_ns is 0 (else 0 means do not wait) */
+#define RETIRE_REAP_F_WAIT_FOREVER	(1U << 0)
+
+#define RETIRE_REAP_F_ALL	(RETIRE_REAP_F_WAIT_FOREVER)
+
+/*
+ * struct retire_reap - argument of RETIRE_IOC_REAP.
+ * @cqes:	in: address of an array of @nr struct retire_cqe.
+ * @nr:		in: 1 to RETIRE_SUBMIT_MAX.
+ * @min_complete: in: wait until at least this many records (at most @nr)
+ *		are ready, or @timeout_ns passes, or a signal arrives.
+ * @timeout_ns: in: the longest wait; 0 does not wait.
+ * @flags:	in: RETIRE_REAP_F_*.
+ * @reaped:	out: records copied to @cqes.
+ * @reserved:	in: must be 0.
+ */
+struct retire_reap {
+	__u64 cqes;
+	__u32 nr;
+	__u32 min_complete;
+	__u64 timeout_ns;
+	__u32 flags;
+	__u32 reaped;
+	__u64 reserved[2];
+};
+
+/* ---- statistics --------------------------------------------------------- */
+
+/* log2 buckets of a latency histogram: bucket i counts [2^i, 2^(i+1)) us,
+ * bucket 0 also everything under 1 us, the last everything above */
+#define RETIRE_HIST_BUCKETS	24
+
+/*
+ * struct retire_stats - counters of one context or of the whole module.
+ * Counters only grow; gauges (marked) go up and down.
+ */
+struct retire_stats {
+	__u64 admitted;
+	__u64 refused;
+	__u64 completed;
+	__u64 failed;
+	__u64 cancelled;
+	__u64 timed_out;
+	__u64 cancel_ok;		/* cancels that returned 0 */
+	__u64 cancel_already;		/* ... -EALREADY */
+	__u64 cancel_noent;		/* ... -ENOENT */
+	__u64 stale_engine;		/* engine events naming a stale handle */
+	__u64 stale_cancel;		/* cancels naming a stale handle */
+	__u64 stale_token;		/* borrows/returns/handoffs naming one */
+	__u64 stale_user;		/* other commands naming one */
+	__u64 protocol_errors;		/* duplicate or unknown token returns */
+	__u64 consumer_errors;		/* returns carrying a consumer error */
+	__u64 access_violations;	/* engine accesses outside dev_flags */
+	__u64 retired;
+	__u64 tokens_out;		/* gauge */
+	__u64 logical_outstanding;	/* gauge: someone still waits */
+	__u64 physical_outstanding;	/* gauge: admitted, not retired */
+	__u64 owned_bytes;		/* gauge: reserved by unretired requests */
+	__u64 owned_bytes_hwm;		/* high-water of owned_bytes */
+	__u64 pinned_bytes;		/* gauge: user memory pinned */
+	__u64 buffers;			/* gauge: registered buffers */
+	__u64 contexts;			/* gauge, module only: live contexts */
+	__u64 lat_logical[RETIRE_HIST_BUCKETS];	 /* admission -> first of
+						    terminal, timeout, cancel */
+	__u64 lat_cq_wait[RETIRE_HIST_BUCKETS];	 /* terminal -> record read */
+	__u64 lat_physical[RETIRE_HIST_BUCKETS]; /* admission -> retirement */
+};
+
+/* RETIRE_IOC_GET_STATS flags. Every flag must be listed in
+ * RETIRE_STATS_F_ALL. */
+/* the whole module's counters rather than this context's */
+#define RETIRE_STATS_F_MODULE	(1U << 0)
+
+#define RETIRE_STATS_F_ALL	(RETIRE_STATS_F_MODULE)
+
+/*
+ * struct retire_stats_arg - argument of RETIRE_IOC_GET_STATS.
+ * @stats:	in: address of a struct retire_stats of @size bytes.
+ * @size:	in: the caller's sizeof(struct retire_stats); the module
+ *		writes at most that much, and zeroes what it does not know.
+ * @flags:	in: RETIRE_STATS_F_*.
+ * @reserved:	in: must be 0.
+ */
+struct retire_stats_arg {
+	__u64 stats;
+	__u32 size;
+	__u32 flags;
+	__u64 reserved[2];
+};
+
+/* ---- the sim engine (privileged: CAP_SYS_ADMIN) ------------------------ */
+
+/*
+ * Sim engine flags (struct retire_sim_config.flags).
+ * Every flag must be listed in RETIRE_SIM_F_ALL.
+ */
+/* the destination accepts nothing: transfers make no progress */
+#define RETIRE_SIM_F_BLOCKED		(1U << 0)
+/* requests activated from now on never terminate until a reset */
+#define RETIRE_SIM_F_HANG		(1U << 1)
+/* a cancel may stop a request the engine has started */
+#define RETIRE_SIM_F_CANCEL_RUNNING	(1U << 2)
+/* test only: the engine tries one access outside each request's
+ * dev_flags, to prove that such accesses are caught */
+#define RETIRE_SIM_F_VIOLATE		(1U << 3)
+
+#define RETIRE_SIM_F_ALL	(RETIRE_SIM_F_BLOCKED | RETIRE_SIM_F_HANG | \
+				 RETIRE_SIM_F_CANCEL_RUNNING | \
+				 RETIRE_SIM_F_VIOLATE)
+
+/*
+ * struct retire_sim_config - argument of RETIRE_IOC_SIM_CONFIG: the
+ * module-wide sim engine's knobs. Read back the current ones with
+ * @op = RETIRE_SIM_GET; set them with RETIRE_SIM_SET (CAP_SYS_ADMIN).
+ * @op:		in: RETIRE_SIM_GET or RETIRE_SIM_SET.
+ * @flags:	RETIRE_SIM_F_*.
+ * @latency_ns:	time from activation to the first transfer.
+ * @tick_ns:	time between two transfers of one request; 0: the default
+ *		(1 ms).
+ * @bytes_per_tick: bytes one transfer moves; 0: the whole range at once.
+ * @fail_every:	fail every Nth activation (counted module-wide); 0 never.
+ * @pad:	must be 0.
+ * @seed:	seed of the engine's deterministic choices.
+ * @reserved:	must be 0.
+ */
+struct retire_sim_config {
+	__u32 op;
+	__u32 flags;
+	__u64 latency_ns;
+	__u64 tick_ns;
+	__u64 bytes_per_tick;
+	__u32 fail_every;
+	__u32 pad;
+	__u64 seed;
+	__u64 reserved[4];
+};
+
+#define RETIRE_SIM_GET		0
+#define RETIRE_SIM_SET		1
+
+/*
+ * struct retire_sim_event - argument of RETIRE_IOC_SIM_INJECT (privileged):
+ * deliver an engine terminal event naming @handle through the engine's own
+ * reporting path, as a device with a stale or forged tag would. A stale
+ * handle is rejected and counted; a live one is refused with -EBUSY (the
+ * sim engine owns its live requests).
+ * @handle:	in: the request handle the event names.
+ * @error:	in: the event's result: 0 or a -errno.
+ * @flags:	in: must be 0.
+ * @reserved:	in: must be 0.
+ */
+struct retire_sim_event {
+	__u64 handle;
+	__s32 error;
+	__u32 flags;
+	__u64 reserved[2];
+};
+
 /* 0xB9 is unused in Documentation/userspace-api/ioctl/ioctl-number.rst */
 #define RETIRE_IOC_MAGIC	0xB9
 
 #define RETIRE_IOC_GET_INFO	_IOWR(RETIRE_IOC_MAGIC, 0x00, struct retire_info)
+#define RETIRE_IOC_BUF_REGISTER	_IOWR(RETIRE_IOC_MAGIC, 0x01, struct retire_buf_reg)
+#define RETIRE_IOC_BUF_UNREGISTER _IOWR(RETIRE_IOC_MAGIC, 0x02, struct retire_handle_arg)
+#define RETIRE_IOC_SUBMIT	_IOWR(RETIRE_IOC_MAGIC, 0x03, struct retire_submit)
+#define RETIRE_IOC_CANCEL	_IOWR(RETIRE_IOC_MAGIC, 0x04, struct retire_handle_arg)
+#define RETIRE_IOC_RETIRE	_IOWR(RETIRE_IOC_MAGIC, 0x05, struct retire_handle_arg)
+#define RETIRE_IOC_TOKEN	_IOWR(RETIRE_IOC_MAGIC, 0x06, struct retire_token_op)
+#define RETIRE_IOC_REAP		_IOWR(RETIRE_IOC_MAGIC, 0x07, struct retire_reap)
+#define RETIRE_IOC_GET_STATS	_IOWR(RETIRE_IOC_MAGIC, 0x08, struct retire_stats_arg)
+#define RETIRE_IOC_SIM_CONFIG	_IOWR(RETIRE_IOC_MAGIC, 0x09, struct retire_sim_config)
+#define RETIRE_IOC_SIM_RESET	_IOWR(RETIRE_IOC_MAGIC, 0x0a, struct retire_handle_arg)
+#define RETIRE_IOC_SIM_INJECT	_IOWR(RETIRE_IOC_MAGIC, 0x0b, struct retire_sim_event)
 
 #endif /* _UAPI_LINUX_RETIRE_H */

@@ -13,6 +13,7 @@
 #ifndef LIBRETIRE_H
 #define LIBRETIRE_H
 
+#include <stddef.h>
 #include <linux/types.h>
 #include <linux/retire.h>
 
@@ -32,6 +33,46 @@ int retire_open(struct retire **rp, const char *path, unsigned int flags);
 void retire_close(struct retire *r);
 int retire_fd(const struct retire *r);
 int retire_get_info(struct retire *r, struct retire_info *info);
+
+/* buffers */
+int retire_register_buffer(struct retire *r, struct retire_buf_reg *reg);
+int retire_alloc_buffer(struct retire *r, size_t len, __u64 *handle,
+			void **map);
+int retire_pin_buffer(struct retire *r, void *addr, size_t len,
+		      __u64 *handle);
+int retire_unregister_buffer(struct retire *r, __u64 handle);
+
+/* requests */
+void retire_prep_request(struct retire_sqe *sqe, __u64 buf, __u64 offset,
+			 __u64 len, __u32 dev_flags, __u64 user_data);
+int retire_submit_requests(struct retire *r, struct retire_sqe *sqes,
+			   unsigned int nr);
+int retire_cancel_request(struct retire *r, __u64 handle);
+int retire_retire_request(struct retire *r, __u64 handle);
+
+/* borrow tokens */
+int retire_borrow_token(struct retire *r, __u64 request, __u64 *token);
+int retire_return_token(struct retire *r, __u64 token, int error);
+int retire_handoff_token(struct retire *r, __u64 token, __u64 *new_token);
+
+/* records */
+int retire_reap_records(struct retire *r, struct retire_cqe *cqes,
+			unsigned int nr, unsigned int min_complete,
+			__u64 timeout_ns);
+typedef int (*retire_record_fn)(struct retire *r,
+				const struct retire_cqe *cqe, void *arg);
+int retire_run_records(struct retire *r, retire_record_fn fn, void *arg,
+		       unsigned int min_complete, __u64 timeout_ns);
+
+/* statistics */
+int retire_get_stats(struct retire *r, struct retire_stats *stats,
+		     unsigned int flags);
+
+/* the sim engine */
+int retire_get_sim_config(struct retire *r, struct retire_sim_config *cfg);
+int retire_set_sim_config(struct retire *r, const struct retire_sim_config *cfg);
+int retire_reset_sim(struct retire *r);
+int retire_inject_sim_event(struct retire *r, __u64 handle, int error);
 
 int retire_nl_open(struct retire_nl **nlp);
 void retire_nl_close(struct retire_nl *nl);

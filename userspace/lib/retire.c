@@ -1,12 +1,21 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later OR MIT
 /*
  * libretire: the ioctl side. Thin wrappers over one ioctl helper.
+ *
+ * The helper restarts an ioctl that a signal interrupted; every command that
+ * fails with EINTR has changed nothing, so that is always safe. The one
+ * exception is RETIRE_IOC_REAP, which waits: it reports -EINTR so that its
+ * caller can react to the signal.
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <sys/types.h>
 #include <unistd.h>
 
 #include "libretire.h"
@@ -65,4 +74,296 @@ int retire_get_info(struct retire *r, struct retire_info *info)
 		return -EINVAL;
 	memset(info, 0, sizeof(*info));
 	return __retire_ioctl(r->fd, RETIRE_IOC_GET_INFO, info);
+}
+
+/* ---- buffers ------------------------------------------------------------ */
+
+int retire_register_buffer(struct retire *r, struct retire_buf_reg *reg)
+{
+	if (!r || !reg)
+		return -EINVAL;
+	return __retire_ioctl(r->fd, RETIRE_IOC_BUF_REGISTER, reg);
+}
+
+int retire_alloc_buffer(struct retire *r, size_t len, __u64 *handle,
+			void **map)
+{
+	struct retire_buf_reg reg;
+	void *addr = NULL;
+	off_t off;
+	int ret;
+
+	if (!r || !handle)
+		return -EINVAL;
+	memset(&reg, 0, sizeof(reg));
+	reg.len = len;
+	ret = __retire_ioctl(r->fd, RETIRE_IOC_BUF_REGISTER, &reg);
+	if (ret < 0)
+		return ret;
+	if (map) {
+		off = (off_t)reg.mmap_offset;
+		if (off < 0 || (__u64)off != reg.mmap_offset) {
+			/* an off_t of this build cannot carry the offset */
+			ret = -EOVERFLOW;
+			goto out_unregister;
+		}
+		addr = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED,
+			    r->fd, off);
+		if (addr == MAP_FAILED) {
+			ret = -errno;
+			goto out_unregister;
+		}
+		*map = addr;
+	}
+	*handle = reg.handle;
+	return 0;
+
+out_unregister:
+	/* the buffer is FREE: nothing can be attached to it yet */
+	retire_unregister_buffer(r, reg.handle);
+	return ret;
+}
+
+int retire_pin_buffer(struct retire *r, void *addr, size_t len,
+		      __u64 *handle)
+{
+	struct retire_buf_reg reg;
+	int ret;
+
+	if (!r || !addr || !handle)
+		return -EINVAL;
+	memset(&reg, 0, sizeof(reg));
+	reg.flags = RETIRE_BUF_F_USER;
+	reg.addr = (__u64)(uintptr_t)addr;
+	reg.len = len;
+	ret = __retire_ioctl(r->fd, RETIRE_IOC_BUF_REGISTER, &reg);
+	if (ret < 0)
+		return ret;
+	*handle = reg.handle;
+	return 0;
+}
+
+/* the commands whose argument names one handle and nothing else */
+static int retire_handle_ioctl(struct retire *r, unsigned long cmd,
+			       __u64 handle)
+{
+	struct retire_handle_arg arg;
+
+	if (!r)
+		return -EINVAL;
+	memset(&arg, 0, sizeof(arg));
+	arg.handle = handle;
+	return __retire_ioctl(r->fd, cmd, &arg);
+}
+
+int retire_unregister_buffer(struct retire *r, __u64 handle)
+{
+	return retire_handle_ioctl(r, RETIRE_IOC_BUF_UNREGISTER, handle);
+}
+
+/* ---- requests ----------------------------------------------------------- */
+
+void retire_prep_request(struct retire_sqe *sqe, __u64 buf, __u64 offset,
+			 __u64 len, __u32 dev_flags, __u64 user_data)
+{
+	if (!sqe)
+		return;
+	memset(sqe, 0, sizeof(*sqe));
+	sqe->user_data = user_data;
+	sqe->buf = buf;
+	sqe->offset = offset;
+	sqe->len = len;
+	sqe->dev_flags = dev_flags;
+}
+
+int retire_submit_requests(struct retire *r, struct retire_sqe *sqes,
+			   unsigned int nr)
+{
+	struct retire_submit sub;
+	unsigned int done = 0, admitted = 0, batch;
+	int ret;
+
+	if (!r || !sqes || !nr || nr > INT_MAX)
+		return -EINVAL;
+	while (done < nr) {
+		batch = nr - done;
+		if (batch > RETIRE_SUBMIT_MAX)
+			batch = RETIRE_SUBMIT_MAX;
+		memset(&sub, 0, sizeof(sub));
+		sub.sqes = (__u64)(uintptr_t)(sqes + done);
+		sub.nr = batch;
+		ret = __retire_ioctl(r->fd, RETIRE_IOC_SUBMIT, &sub);
+		if (ret < 0)
+			/* the failed batch admitted nothing */
+			return admitted ? (int)admitted : ret;
+		admitted += sub.submitted;
+		done += batch;
+	}
+	return (int)admitted;
+}
+
+int retire_cancel_request(struct retire *r, __u64 handle)
+{
+	return retire_handle_ioctl(r, RETIRE_IOC_CANCEL, handle);
+}
+
+int retire_retire_request(struct retire *r, __u64 handle)
+{
+	return retire_handle_ioctl(r, RETIRE_IOC_RETIRE, handle);
+}
+
+/* ---- borrow tokens ------------------------------------------------------ */
+
+static int retire_token_ioctl(struct retire *r, __u32 op, __u64 handle,
+			      int error, __u64 *token)
+{
+	struct retire_token_op arg;
+	int ret;
+
+	memset(&arg, 0, sizeof(arg));
+	arg.handle = handle;
+	arg.op = op;
+	arg.error = error;
+	ret = __retire_ioctl(r->fd, RETIRE_IOC_TOKEN, &arg);
+	if (ret < 0)
+		return ret;
+	if (token)
+		*token = arg.token;
+	return 0;
+}
+
+int retire_borrow_token(struct retire *r, __u64 request, __u64 *token)
+{
+	if (!r || !token)
+		return -EINVAL;
+	return retire_token_ioctl(r, RETIRE_TOKEN_BORROW, request, 0, token);
+}
+
+int retire_return_token(struct retire *r, __u64 token, int error)
+{
+	if (!r)
+		return -EINVAL;
+	return retire_token_ioctl(r, RETIRE_TOKEN_RETURN, token, error, NULL);
+}
+
+int retire_handoff_token(struct retire *r, __u64 token, __u64 *new_token)
+{
+	if (!r || !new_token)
+		return -EINVAL;
+	return retire_token_ioctl(r, RETIRE_TOKEN_HANDOFF, token, 0,
+				  new_token);
+}
+
+/* ---- records ------------------------------------------------------------ */
+
+int retire_reap_records(struct retire *r, struct retire_cqe *cqes,
+			unsigned int nr, unsigned int min_complete,
+			__u64 timeout_ns)
+{
+	struct retire_reap reap;
+
+	if (!r || !cqes || !nr)
+		return -EINVAL;
+	if (nr > RETIRE_SUBMIT_MAX)
+		nr = RETIRE_SUBMIT_MAX;
+	if (min_complete > nr)
+		min_complete = nr;
+	memset(&reap, 0, sizeof(reap));
+	reap.cqes = (__u64)(uintptr_t)cqes;
+	reap.nr = nr;
+	reap.min_complete = min_complete;
+	if (timeout_ns == UINT64_MAX)
+		reap.flags = RETIRE_REAP_F_WAIT_FOREVER;
+	else
+		reap.timeout_ns = timeout_ns;
+	/* not __retire_ioctl(): a signal must reach the caller as -EINTR */
+	if (ioctl(r->fd, RETIRE_IOC_REAP, &reap) < 0)
+		return -errno;
+	return (int)reap.reaped;
+}
+
+#define RETIRE_RUN_BATCH	64
+
+int retire_run_records(struct retire *r, retire_record_fn fn, void *arg,
+		       unsigned int min_complete, __u64 timeout_ns)
+{
+	struct retire_cqe cqes[RETIRE_RUN_BATCH];
+	int total = 0, n, i, ret;
+
+	if (!r || !fn)
+		return -EINVAL;
+	for (;;) {
+		n = retire_reap_records(r, cqes, RETIRE_RUN_BATCH,
+					min_complete, timeout_ns);
+		if (n <= 0)
+			return n < 0 ? n : total;
+		for (i = 0; i < n; i++) {
+			ret = fn(r, &cqes[i], arg);
+			if (ret)
+				return ret;
+			total++;
+		}
+		/* only the first reap waits */
+		min_complete = 0;
+		timeout_ns = 0;
+		/* the count must stay representable */
+		if (total > INT_MAX - RETIRE_RUN_BATCH)
+			return total;
+	}
+}
+
+/* ---- statistics --------------------------------------------------------- */
+
+int retire_get_stats(struct retire *r, struct retire_stats *stats,
+		     unsigned int flags)
+{
+	struct retire_stats_arg arg;
+
+	if (!r || !stats)
+		return -EINVAL;
+	memset(stats, 0, sizeof(*stats));
+	memset(&arg, 0, sizeof(arg));
+	arg.stats = (__u64)(uintptr_t)stats;
+	arg.size = sizeof(*stats);
+	arg.flags = flags;
+	return __retire_ioctl(r->fd, RETIRE_IOC_GET_STATS, &arg);
+}
+
+/* ---- the sim engine ----------------------------------------------------- */
+
+int retire_get_sim_config(struct retire *r, struct retire_sim_config *cfg)
+{
+	if (!r || !cfg)
+		return -EINVAL;
+	memset(cfg, 0, sizeof(*cfg));
+	cfg->op = RETIRE_SIM_GET;
+	return __retire_ioctl(r->fd, RETIRE_IOC_SIM_CONFIG, cfg);
+}
+
+int retire_set_sim_config(struct retire *r, const struct retire_sim_config *cfg)
+{
+	struct retire_sim_config set;
+
+	if (!r || !cfg)
+		return -EINVAL;
+	set = *cfg;
+	set.op = RETIRE_SIM_SET;
+	return __retire_ioctl(r->fd, RETIRE_IOC_SIM_CONFIG, &set);
+}
+
+int retire_reset_sim(struct retire *r)
+{
+	return retire_handle_ioctl(r, RETIRE_IOC_SIM_RESET, 0);
+}
+
+int retire_inject_sim_event(struct retire *r, __u64 handle, int error)
+{
+	struct retire_sim_event ev;
+
+	if (!r)
+		return -EINVAL;
+	memset(&ev, 0, sizeof(ev));
+	ev.handle = handle;
+	ev.error = error;
+	return __retire_ioctl(r->fd, RETIRE_IOC_SIM_INJECT, &ev);
 }

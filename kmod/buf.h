@@ -1,0 +1,51 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+#ifndef _RETIRE_BUF_H
+#define _RETIRE_BUF_H
+
+#include <linux/types.h>
+
+#include "slot.h"
+
+struct mm_struct;
+struct page;
+struct vm_area_struct;
+struct retire_ctx;
+struct retire_buf_reg;
+
+/* where a buffer is in its pool's life */
+enum retire_buf_state {
+	RETIRE_BUF_FREE,	/* in the pool: may be attached or unregistered */
+	RETIRE_BUF_ATTACHED,	/* a request's device may still access it */
+	RETIRE_BUF_HELD,	/* device done; record or borrows outstanding */
+};
+
+/**
+ * struct retire_buf - a registered buffer
+ * @slot:	slot header (RETIRE_KIND_BUF)
+ * @handle:	its handle
+ * @len:	bytes
+ * @nr_pages:	pages in @pages
+ * @state:	enum retire_buf_state, protected by the context lock
+ * @user:	pinned user memory rather than module pages
+ * @dev_wrote:	a device wrote it: user pages are dirtied on unpin
+ * @pages:	the pages; valid while the buffer is registered
+ * @mm:		user memory: the mm charged for it, uncharged on the same
+ */
+struct retire_buf {
+	struct retire_slot slot;
+	u64 handle;
+	u64 len;
+	u32 nr_pages;
+	u8 state;
+	bool user;
+	bool dev_wrote;
+	struct page **pages;
+	struct mm_struct *mm;
+};
+
+int retire_buf_register(struct retire_ctx *ctx, struct retire_buf_reg *reg);
+int retire_buf_unregister(struct retire_ctx *ctx, u64 handle);
+int retire_buf_mmap(struct retire_ctx *ctx, struct vm_area_struct *vma);
+void retire_buf_destroy_all(struct retire_ctx *ctx);
+
+#endif /* _RETIRE_BUF_H */

@@ -1,0 +1,29 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Every difference between the kernels retire builds for (Debian's 6.1 and
+ * 6.12) is handled here, so the rest of the module reads as one kernel.
+ */
+#ifndef _RETIRE_COMPAT_H
+#define _RETIRE_COMPAT_H
+
+#include <linux/mm.h>
+
+/*
+ * 6.3 made vma->vm_flags read-only behind vm_flags_set(). Kbuild looks for
+ * it in the target kernel's headers: features, not version numbers.
+ */
+#ifndef RETIRE_HAVE_VM_FLAGS_SET
+static inline void retire_vm_flags_set(struct vm_area_struct *vma,
+				       unsigned long flags)
+{
+	vma->vm_flags |= flags;
+}
+#else
+static inline void retire_vm_flags_set(struct vm_area_struct *vma,
+				       unsigned long flags)
+{
+	vm_flags_set(vma, flags);
+}
+#endif
+
+#endif /* _RETIRE_COMPAT_H */

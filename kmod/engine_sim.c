@@ -1,0 +1,444 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The sim engine: a software device that really reads and writes the
+ * buffers it is given, on the module's workqueue and hrtimers, so KASAN
+ * sees any access after retirement. It reports by handle only.
+ *
+ * A job: after the latency its timer queues the work; each run of the work
+ * moves up to bytes_per_tick bytes, then re-arms the timer for the next
+ * tick. Knobs are module-wide (RETIRE_IOC_SIM_CONFIG): latency, tick,
+ * bytes per tick, blocked destination, fail every Nth activation, hang,
+ * cancel-while-running, and a test knob that attempts an access outside
+ * the request's device-access flags to prove it is refused.
+ *
+ * Job states, under retire_sim.lock:
+ *   IDLE -start-> ARMED -timer-> QUEUED -work-> RUNNING -> ARMED | IDLE
+ *                                       -work, hang-> HUNG -reset-> QUEUED
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/capability.h>
+#include <linux/highmem.h>
+#include <linux/hrtimer.h>
+#include <linux/list.h>
+#include <linux/spinlock.h>
+#include <linux/wait.h>
+#include <linux/workqueue.h>
+#include <kunit/visibility.h>
+#include <linux/retire.h>
+
+#include "buf.h"
+#include "ctx.h"
+#include "engine.h"
+#include "engine_sim.h"
+#include "stats.h"
+
+#define RETIRE_SIM_DEFAULT_TICK_NS	NSEC_PER_MSEC
+#define RETIRE_FNV_BASIS		0xcbf29ce484222325ULL
+#define RETIRE_FNV_PRIME		0x100000001b3ULL
+
+enum retire_sim_state {
+	RETIRE_SIM_IDLE,
+	RETIRE_SIM_ARMED,
+	RETIRE_SIM_QUEUED,
+	RETIRE_SIM_RUNNING,
+	RETIRE_SIM_HUNG,
+};
+
+/**
+ * struct retire_sim_job - the sim device's state for one request slot
+ * @slot:	slot header (the job table is indexed like the requests)
+ * @timer:	latency and tick timer
+ * @work:	the transfer
+ * @node:	on retire_sim.jobs while not IDLE
+ * @ctx:	the context, fixed when the slot is created
+ * @w:		what to do
+ * @done:	bytes moved so far
+ * @checksum:	FNV-1a-64 of what it read so far
+ * @state:	enum retire_sim_state
+ * @abort:	a cancel asked to stop (with RETIRE_SIM_F_CANCEL_RUNNING)
+ * @reset:	a reset asked to stop; counted in retire_sim.resetting
+ * @hang:	activated while RETIRE_SIM_F_HANG was set
+ * @fail:	this activation is one fail_every picked
+ * @violate:	attempt one access outside the device-access flags
+ *
+ * Everything but @w's buffer contents is protected by retire_sim.lock.
+ */
+struct retire_sim_job {
+	struct retire_slot slot;
+	struct hrtimer timer;
+	struct work_struct work;
+	struct list_head node;
+	struct retire_ctx *ctx;
+	struct retire_engine_work w;
+	u64 done;
+	u64 checksum;
+	u8 state;
+	bool abort;
+	bool reset;
+	bool hang;
+	bool fail;
+	bool violate;
+};
+
+static struct {
+	spinlock_t lock;		/* IRQ-safe: taken from job timers */
+	struct retire_sim_config cfg;	/* protected by @lock */
+	u64 activations;		/* protected by @lock */
+	struct list_head jobs;		/* protected by @lock */
+	u32 resetting;			/* protected by @lock */
+	wait_queue_head_t reset_wq;
+} retire_sim;
+
+/**
+ * retire_sim_fnv1a() - FNV-1a-64 over a byte range
+ * @hash:	the running hash (start with the offset basis)
+ * @p:		bytes
+ * @len:	their number
+ *
+ * Return: the updated hash.
+ */
+u64 retire_sim_fnv1a(u64 hash, const u8 *p, size_t len)
+{
+	while (len--) {
+		hash ^= *p++;
+		hash *= RETIRE_FNV_PRIME;
+	}
+	return hash;
+}
+EXPORT_SYMBOL_IF_KUNIT(retire_sim_fnv1a);
+
+static struct retire_sim_job *retire_sim_job(struct retire_ctx *ctx, u32 idx)
+{
+	return retire_slot_get(&ctx->jobs, idx);
+}
+
+/* an access the request's device-access flags do not allow */
+static bool retire_sim_may(struct retire_sim_job *job, u32 access)
+{
+	unsigned long flags;
+
+	if (job->w.dev_flags & access)
+		return true;
+	spin_lock_irqsave(&job->ctx->lock, flags);
+	retire_stat_inc(&job->ctx->stats, RETIRE_ST_ACCESS_VIOLATIONS);
+	spin_unlock_irqrestore(&job->ctx->lock, flags);
+	pr_warn_ratelimited("refused a device %s outside request %#llx's access flags\n",
+			    access == RETIRE_DEV_READ ? "read" : "write",
+			    job->w.handle);
+	return false;
+}
+
+/* move [from, from + n) of the range: read (checksum), then write */
+static void retire_sim_transfer(struct retire_sim_job *job, u64 from, u64 n)
+{
+	struct page **pages = job->w.buf->pages;
+	u64 pos = job->w.offset + from, end = pos + n;
+	bool rd = job->w.dev_flags & RETIRE_DEV_READ;
+	bool wr = job->w.dev_flags & RETIRE_DEV_WRITE;
+
+	while (pos < end) {
+		size_t off = offset_in_page(pos);
+		size_t cnt = min_t(u64, PAGE_SIZE - off, end - pos);
+		u64 i, rel = pos - job->w.offset;
+		u8 *p = kmap_local_page(pages[pos >> PAGE_SHIFT]);
+
+		if (rd)
+			job->checksum = retire_sim_fnv1a(job->checksum,
+							 p + off, cnt);
+		if (wr)
+			for (i = 0; i < cnt; i++)
+				p[off + i] = (u8)(job->w.user_data + rel + i);
+		kunmap_local(p);
+		pos += cnt;
+	}
+}
+
+/* the job's last act: after this call nothing of it runs */
+static void retire_sim_finish(struct retire_sim_job *job,
+			      const struct retire_engine_result *res)
+{
+	struct retire_ctx *ctx = job->ctx;
+	u64 handle = job->w.handle;
+	unsigned long flags;
+
+	spin_lock_irqsave(&retire_sim.lock, flags);
+	job->state = RETIRE_SIM_IDLE;
+	list_del_init(&job->node);
+	if (job->reset && !--retire_sim.resetting)
+		wake_up_all(&retire_sim.reset_wq);
+	spin_unlock_irqrestore(&retire_sim.lock, flags);
+
+	retire_engine_complete(ctx, handle, res);
+}
+
+static void retire_sim_arm_locked(struct retire_sim_job *job, u64 ns)
+{
+	lockdep_assert_held(&retire_sim.lock);
+	job->state = RETIRE_SIM_ARMED;
+	hrtimer_start(&job->timer, ns_to_ktime(ns), HRTIMER_MODE_REL);
+}
+
+static void retire_sim_work(struct work_struct *work)
+{
+	struct retire_sim_job *job = container_of(work, struct retire_sim_job,
+						  work);
+	struct retire_engine_result res = {};
+	u64 chunk, tick;
+	u32 other;
+
+	spin_lock_irq(&retire_sim.lock);
+	if (job->state != RETIRE_SIM_QUEUED) {
+		spin_unlock_irq(&retire_sim.lock);
+		return;
+	}
+	if (job->reset) {
+		spin_unlock_irq(&retire_sim.lock);
+		res.error = -ECANCELED;
+		goto finish;
+	}
+	if (job->abort) {
+		spin_unlock_irq(&retire_sim.lock);
+		goto cancelled;
+	}
+	if (job->hang) {
+		job->state = RETIRE_SIM_HUNG;
+		spin_unlock_irq(&retire_sim.lock);
+		return;
+	}
+	tick = retire_sim.cfg.tick_ns ?: RETIRE_SIM_DEFAULT_TICK_NS;
+	if (retire_sim.cfg.flags & RETIRE_SIM_F_BLOCKED) {
+		/* the destination takes nothing: try again next tick */
+		retire_sim_arm_locked(job, tick);
+		spin_unlock_irq(&retire_sim.lock);
+		return;
+	}
+	job->state = RETIRE_SIM_RUNNING;
+	chunk = retire_sim.cfg.bytes_per_tick ?: job->w.len;
+	spin_unlock_irq(&retire_sim.lock);
+
+	if (job->fail) {
+		res.error = -EIO;
+		goto finish;
+	}
+	if (job->violate) {
+		/* the opposite of what the request allows, if anything is */
+		other = RETIRE_DEV_ALL & ~job->w.dev_flags;
+		if (other && !retire_sim_may(job, other)) {
+			res.error = -EACCES;
+			res.transferred = job->done;
+			goto finish;
+		}
+	}
+
+	chunk = min(chunk, job->w.len - job->done);
+	retire_sim_transfer(job, job->done, chunk);
+	job->done += chunk;
+	if (job->done == job->w.len) {
+		res.transferred = job->done;
+		res.checksum = job->checksum;
+		goto finish;
+	}
+
+	spin_lock_irq(&retire_sim.lock);
+	if (job->reset || job->abort) {
+		bool reset = job->reset;
+
+		job->state = RETIRE_SIM_QUEUED;
+		spin_unlock_irq(&retire_sim.lock);
+		res.transferred = job->done;
+		if (reset) {
+			res.error = -ECANCELED;
+			goto finish;
+		}
+		goto cancelled;
+	}
+	retire_sim_arm_locked(job, tick);
+	spin_unlock_irq(&retire_sim.lock);
+	return;
+
+cancelled:
+	res.error = -ECANCELED;
+	res.cancelled = true;
+	res.transferred = job->done;
+finish:
+	retire_sim_finish(job, &res);
+}
+
+static enum hrtimer_restart retire_sim_timer(struct hrtimer *t)
+{
+	struct retire_sim_job *job = container_of(t, struct retire_sim_job,
+						  timer);
+	unsigned long flags;
+
+	spin_lock_irqsave(&retire_sim.lock, flags);
+	if (job->state == RETIRE_SIM_ARMED) {
+		job->state = RETIRE_SIM_QUEUED;
+		queue_work(retire_wq, &job->work);
+	}
+	spin_unlock_irqrestore(&retire_sim.lock, flags);
+	return HRTIMER_NORESTART;
+}
+
+static void retire_sim_start(struct retire_ctx *ctx, u32 idx,
+			     const struct retire_engine_work *w)
+{
+	struct retire_sim_job *job = retire_sim_job(ctx, idx);
+	const struct retire_sim_config *cfg = &retire_sim.cfg;
+	unsigned long flags;
+
+	lockdep_assert_held(&ctx->lock);
+	spin_lock_irqsave(&retire_sim.lock, flags);
+	if (WARN_ON_ONCE(job->state != RETIRE_SIM_IDLE)) {
+		spin_unlock_irqrestore(&retire_sim.lock, flags);
+		return;
+	}
+	job->w = *w;
+	job->done = 0;
+	job->checksum = RETIRE_FNV_BASIS;
+	job->abort = false;
+	job->reset = false;
+	job->hang = cfg->flags & RETIRE_SIM_F_HANG;
+	job->violate = cfg->flags & RETIRE_SIM_F_VIOLATE;
+	retire_sim.activations++;
+	job->fail = cfg->fail_every &&
+		    !(retire_sim.activations % cfg->fail_every);
+	list_add_tail(&job->node, &retire_sim.jobs);
+	retire_sim_arm_locked(job, cfg->latency_ns);
+	spin_unlock_irqrestore(&retire_sim.lock, flags);
+}
+
+static bool retire_sim_try_stop(struct retire_ctx *ctx, u32 idx)
+{
+	struct retire_sim_job *job = retire_sim_job(ctx, idx);
+	unsigned long flags;
+	bool stopped = false;
+
+	lockdep_assert_held(&ctx->lock);
+	spin_lock_irqsave(&retire_sim.lock, flags);
+	if (!(retire_sim.cfg.flags & RETIRE_SIM_F_CANCEL_RUNNING))
+		goto out;
+	if (job->state == RETIRE_SIM_ARMED &&
+	    hrtimer_try_to_cancel(&job->timer) == 1) {
+		/* between two transfers: it will never touch the buffer */
+		job->state = RETIRE_SIM_IDLE;
+		list_del_init(&job->node);
+		if (job->reset && !--retire_sim.resetting)
+			wake_up_all(&retire_sim.reset_wq);
+		stopped = true;
+	} else {
+		/* it stops at its next step and reports cancelled itself */
+		job->abort = true;
+	}
+out:
+	spin_unlock_irqrestore(&retire_sim.lock, flags);
+	return stopped;
+}
+
+static void retire_sim_quiesce(struct retire_ctx *ctx, u32 idx)
+{
+	struct retire_sim_job *job = retire_sim_job(ctx, idx);
+
+	hrtimer_cancel(&job->timer);
+	cancel_work_sync(&job->work);
+}
+
+static void retire_sim_job_init(void *obj, void *ctx)
+{
+	struct retire_sim_job *job = obj;
+
+	job->ctx = ctx;
+	INIT_LIST_HEAD(&job->node);
+	hrtimer_init(&job->timer, CLOCK_MONOTONIC, HRTIMER_MODE_REL);
+	job->timer.function = retire_sim_timer;
+	INIT_WORK(&job->work, retire_sim_work);
+}
+
+static void retire_sim_job_fini(void *obj)
+{
+	struct retire_sim_job *job = obj;
+
+	hrtimer_cancel(&job->timer);
+	cancel_work_sync(&job->work);
+}
+
+const struct retire_engine_ops retire_sim_ops = {
+	.start		= retire_sim_start,
+	.try_stop	= retire_sim_try_stop,
+	.quiesce	= retire_sim_quiesce,
+	.job_size	= sizeof(struct retire_sim_job),
+	.job_init	= retire_sim_job_init,
+	.job_fini	= retire_sim_job_fini,
+};
+
+/**
+ * retire_sim_get_config() - the sim engine's current knobs
+ * @cfg: filled; @cfg->op is left as the caller set it
+ *
+ * Return: 0.
+ */
+int retire_sim_get_config(struct retire_sim_config *cfg)
+{
+	u32 op = cfg->op;
+
+	spin_lock_irq(&retire_sim.lock);
+	*cfg = retire_sim.cfg;
+	spin_unlock_irq(&retire_sim.lock);
+	cfg->op = op;
+	return 0;
+}
+
+/**
+ * retire_sim_set_config() - set the sim engine's knobs
+ * @cfg: the new knobs; flags, pad and reserved already checked
+ *
+ * Takes effect at once for blocked and cancel-while-running, for hang,
+ * fail and violate at the next activation.
+ *
+ * Return: 0.
+ */
+int retire_sim_set_config(const struct retire_sim_config *cfg)
+{
+	spin_lock_irq(&retire_sim.lock);
+	retire_sim.cfg = *cfg;
+	retire_sim.cfg.op = 0;
+	spin_unlock_irq(&retire_sim.lock);
+	return 0;
+}
+
+/**
+ * retire_sim_reset() - stop every job; none touches a buffer afterwards
+ *
+ * Each job reports a failed terminal event (-ECANCELED). Returns once all
+ * of them have: from then on the engine guarantees no further access.
+ */
+void retire_sim_reset(void)
+{
+	struct retire_sim_job *job;
+
+	spin_lock_irq(&retire_sim.lock);
+	list_for_each_entry(job, &retire_sim.jobs, node) {
+		if (job->reset)
+			continue;
+		job->reset = true;
+		retire_sim.resetting++;
+		if (job->state == RETIRE_SIM_HUNG ||
+		    (job->state == RETIRE_SIM_ARMED &&
+		     hrtimer_try_to_cancel(&job->timer) == 1)) {
+			job->state = RETIRE_SIM_QUEUED;
+			queue_work(retire_wq, &job->work);
+		}
+	}
+	spin_unlock_irq(&retire_sim.lock);
+	wait_event(retire_sim.reset_wq, !READ_ONCE(retire_sim.resetting));
+}
+
+/**
+ * retire_sim_init() - set up the sim engine's module-wide state
+ */
+void retire_sim_init(void)
+{
+	spin_lock_init(&retire_sim.lock);
+	INIT_LIST_HEAD(&retire_sim.jobs);
+	init_waitqueue_head(&retire_sim.reset_wq);
+}

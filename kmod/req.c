@@ -1,0 +1,584 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The request state machine: admission, the device's terminal event,
+ * delivery of records, consumption and retirement.
+ *
+ *   FREE -submit-> WAITING -activate-> ACTIVE -terminal-> TERMINATED
+ *                     | cancel: 0                            | TERMINAL read,
+ *                     +---------> TERMINATED (cancelled)     | RETIRE ioctl,
+ *                                                            v last token back
+ *   FREE <-RETIRED record read- RETIRED (generation moved on) <-+
+ *
+ * Only the device's terminal event moves a request past ACTIVE: a deadline
+ * or a cancel acknowledgment never does. Every event names its request
+ * by handle and is checked against the live incarnation under the context
+ * lock before anything else of the request is read.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/overflow.h>
+#include <linux/sched.h>
+#include <linux/uaccess.h>
+#include <kunit/visibility.h>
+#include <linux/retire.h>
+
+#include "buf.h"
+#include "cancel.h"
+#include "ctx.h"
+#include "engine.h"
+#include "req.h"
+#include "stats.h"
+
+/**
+ * retire_req_slot_init() - one-time set-up of a new request slot
+ * @obj:	the request
+ * @ctx:	its context
+ */
+void retire_req_slot_init(void *obj, void *ctx)
+{
+	struct retire_req *req = obj;
+
+	req->ctx = ctx;
+	INIT_LIST_HEAD(&req->ready_node);
+	INIT_LIST_HEAD(&req->wait_node);
+	retire_deadline_init(req);
+}
+
+/**
+ * retire_req_slot_fini() - undo retire_req_slot_init() before freeing
+ * @obj: the request
+ */
+void retire_req_slot_fini(void *obj)
+{
+	struct retire_req *req = obj;
+
+	hrtimer_cancel(&req->deadline);
+}
+
+static u32 retire_req_idx(const struct retire_req *req)
+{
+	return retire_handle_slot(req->handle);
+}
+
+/**
+ * retire_req_queue_locked() - owe the reader a record
+ * @ctx:	the context
+ * @req:	the request
+ * @pend:	RETIRE_PEND_*
+ *
+ * Never allocates: the ready list threads through the requests.
+ */
+void retire_req_queue_locked(struct retire_ctx *ctx, struct retire_req *req,
+			     u8 pend)
+{
+	lockdep_assert_held(&ctx->lock);
+	req->pending |= pend;
+	if (list_empty(&req->ready_node))
+		list_add_tail(&req->ready_node, &ctx->ready);
+	if (ctx->closed)
+		retire_ctx_kick_reaper(ctx);
+	wake_up_interruptible(&ctx->waitq);
+}
+
+/**
+ * retire_req_end_logical_locked() - nobody waits for it any more
+ * @ctx:	the context
+ * @req:	the request
+ * @now:	the event's time
+ *
+ * Logically outstanding ends at the first of terminal event, timeout or
+ * cancel; physically outstanding only at retirement.
+ */
+void retire_req_end_logical_locked(struct retire_ctx *ctx,
+				   struct retire_req *req, ktime_t now)
+{
+	lockdep_assert_held(&ctx->lock);
+	if (req->logical_done)
+		return;
+	req->logical_done = true;
+	retire_stat_add(&ctx->stats, RETIRE_ST_LOGICAL, -1);
+	retire_stat_hist(&ctx->stats, RETIRE_HIST_LOGICAL, req->t_admit, now);
+}
+
+static void retire_req_activate_locked(struct retire_ctx *ctx,
+				       struct retire_req *req)
+{
+	struct retire_engine_work w = {
+		.handle = req->handle,
+		.buf = req->buf,
+		.offset = req->offset,
+		.len = req->len,
+		.dev_flags = req->dev_flags,
+		.user_data = req->user_data,
+	};
+
+	lockdep_assert_held(&ctx->lock);
+	req->state = RETIRE_REQ_ACTIVE;
+	ctx->active++;
+	ctx->engine->start(ctx, retire_req_idx(req), &w);
+}
+
+/* hand waiting requests to the device while it has room, oldest first */
+static void retire_activate_waiting_locked(struct retire_ctx *ctx)
+{
+	struct retire_req *req;
+
+	lockdep_assert_held(&ctx->lock);
+	while (ctx->active < ctx->limits.max_active &&
+	       !list_empty(&ctx->waiting)) {
+		req = list_first_entry(&ctx->waiting, struct retire_req,
+				       wait_node);
+		list_del_init(&req->wait_node);
+		retire_req_activate_locked(ctx, req);
+	}
+}
+
+/**
+ * retire_req_terminate_locked() - the request's terminal event
+ * @ctx:	the context
+ * @req:	a WAITING (cancelled before it started) or ACTIVE request
+ * @res:	what the device reported
+ *
+ * Clears d: from here no device touches the buffer for this request.
+ */
+void retire_req_terminate_locked(struct retire_ctx *ctx,
+				 struct retire_req *req,
+				 const struct retire_engine_result *res)
+{
+	ktime_t now = ktime_get();
+
+	lockdep_assert_held(&ctx->lock);
+	if (req->state == RETIRE_REQ_ACTIVE)
+		ctx->active--;
+	else
+		list_del_init(&req->wait_node);
+	req->state = RETIRE_REQ_TERMINATED;
+	req->t_terminal = now;
+	req->buf->state = RETIRE_BUF_HELD;
+	if (req->dev_flags & RETIRE_DEV_WRITE && res->transferred)
+		req->buf->dev_wrote = true;
+
+	if (res->cancelled) {
+		req->outcome = RETIRE_OUTCOME_CANCELLED;
+		req->error = -ECANCELED;
+		retire_stat_inc(&ctx->stats, RETIRE_ST_CANCELLED);
+	} else if (res->error) {
+		req->outcome = RETIRE_OUTCOME_FAILED;
+		req->error = res->error;
+		retire_stat_inc(&ctx->stats, RETIRE_ST_FAILED);
+	} else {
+		req->outcome = RETIRE_OUTCOME_COMPLETED;
+		req->error = 0;
+		req->result_len = res->transferred;
+		req->checksum = req->dev_flags & RETIRE_DEV_READ ?
+				res->checksum : 0;
+		retire_stat_inc(&ctx->stats, RETIRE_ST_COMPLETED);
+	}
+	/* a running deadline callback finds TERMINATED and does nothing */
+	hrtimer_try_to_cancel(&req->deadline);
+	retire_req_end_logical_locked(ctx, req, now);
+	retire_req_queue_locked(ctx, req, RETIRE_PEND_TERMINAL);
+	retire_activate_waiting_locked(ctx);
+}
+
+/**
+ * retire_engine_complete() - a device reports a terminal event
+ * @ctx:	the context the device was given
+ * @handle:	the request handle the device was given
+ * @res:	the result
+ *
+ * The handle is checked against the live incarnation before the request
+ * is touched: a late, duplicate or forged event is counted and dropped.
+ * Never sleeps or allocates; callable from any context.
+ */
+void retire_engine_complete(struct retire_ctx *ctx, u64 handle,
+			    const struct retire_engine_result *res)
+{
+	struct retire_req *req;
+	unsigned long flags;
+
+	spin_lock_irqsave(&ctx->lock, flags);
+	req = retire_slot_lookup_locked(&ctx->reqs, handle);
+	if (!req || req->state != RETIRE_REQ_ACTIVE)
+		retire_stat_inc(&ctx->stats, RETIRE_ST_STALE_ENGINE);
+	else
+		retire_req_terminate_locked(ctx, req, res);
+	spin_unlock_irqrestore(&ctx->lock, flags);
+}
+EXPORT_SYMBOL_IF_KUNIT(retire_engine_complete);
+
+/**
+ * retire_req_try_retire_locked() - retire if nothing may touch the buffer
+ * @ctx:	the context
+ * @req:	the request
+ *
+ * Exactly once: when d = 0, the owner consumed the terminal record and no
+ * borrow token is out. The buffer goes back to its pool, the slot's
+ * generation moves on (every old handle is stale from here) and a RETIRED
+ * record is owed; the slot is reused only once that record is read.
+ */
+void retire_req_try_retire_locked(struct retire_ctx *ctx,
+				  struct retire_req *req)
+{
+	lockdep_assert_held(&ctx->lock);
+	if (req->state != RETIRE_REQ_TERMINATED || !req->consumed ||
+	    req->tokens)
+		return;
+
+	req->state = RETIRE_REQ_RETIRED;
+	req->buf->state = RETIRE_BUF_FREE;
+	req->buf = NULL;
+	ctx->unretired--;
+	ctx->reserved_bytes -= req->len;
+	retire_stat_inc(&ctx->stats, RETIRE_ST_RETIRED);
+	retire_stat_add(&ctx->stats, RETIRE_ST_PHYSICAL, -1);
+	retire_stat_owned(&ctx->stats, -(s64)req->len);
+	retire_stat_hist(&ctx->stats, RETIRE_HIST_PHYSICAL, req->t_admit,
+			 ktime_get());
+	retire_slot_kill_locked(&ctx->reqs, &req->slot);
+	retire_req_queue_locked(ctx, req, RETIRE_PEND_RETIRED);
+}
+EXPORT_SYMBOL_IF_KUNIT(retire_req_try_retire_locked);
+
+static int retire_sqe_check(const struct retire_sqe *sqe)
+{
+	if (sqe->flags || sqe->pad ||
+	    memchr_inv(sqe->reserved, 0, sizeof(sqe->reserved)))
+		return -EINVAL;
+	if (!sqe->dev_flags || sqe->dev_flags & ~RETIRE_DEV_ALL)
+		return -EINVAL;
+	if (!sqe->len)
+		return -EINVAL;
+	return 0;
+}
+
+/* a request slot (and its job slot) without allocating under the lock */
+static int retire_req_reserve_slot(struct retire_ctx *ctx)
+{
+	void *rchunk, *jchunk;
+	bool need;
+
+	lockdep_assert_held(&ctx->mutex);
+	spin_lock_irq(&ctx->lock);
+	need = retire_slot_need_chunk_locked(&ctx->reqs);
+	spin_unlock_irq(&ctx->lock);
+	if (!need)
+		return 0;
+
+	rchunk = retire_slot_chunk_alloc(&ctx->reqs);
+	jchunk = retire_slot_chunk_alloc(&ctx->jobs);
+	if (!rchunk || !jchunk) {
+		/* never initialised as slots: nothing to undo but memory */
+		if (rchunk)
+			retire_slot_chunk_free(&ctx->reqs, rchunk);
+		if (jchunk)
+			retire_slot_chunk_free(&ctx->jobs, jchunk);
+		return -ENOMEM;
+	}
+	spin_lock_irq(&ctx->lock);
+	retire_slot_chunk_add_locked(&ctx->jobs, jchunk);
+	retire_slot_chunk_add_locked(&ctx->reqs, rchunk);
+	spin_unlock_irq(&ctx->lock);
+	return 0;
+}
+
+/**
+ * retire_submit_one() - admit one request, or refuse it changing nothing
+ * @ctx:	the context; the caller holds ctx->mutex
+ * @sqe:	the request; @sqe->handle is set when admitted
+ *
+ * Return: 0 when admitted; -EINVAL for a bad entry or range; -ENOENT for a
+ * stale buffer handle; -EBUSY if the buffer is attached; -ENOSPC at the
+ * unretired-request bound; -EDQUOT at the reserved-bytes bound; -EAGAIN
+ * when every request slot waits for its RETIRED record to be read;
+ * -ENOMEM.
+ */
+int retire_submit_one(struct retire_ctx *ctx, struct retire_sqe *sqe)
+{
+	struct retire_buf *buf;
+	struct retire_req *req;
+	u64 end, handle;
+	int ret;
+
+	lockdep_assert_held(&ctx->mutex);
+	ret = retire_sqe_check(sqe);
+	if (!ret)
+		ret = retire_req_reserve_slot(ctx);
+
+	spin_lock_irq(&ctx->lock);
+	if (ret)
+		goto refuse;
+	buf = retire_slot_lookup_locked(&ctx->bufs, sqe->buf);
+	if (!buf) {
+		retire_stat_inc(&ctx->stats, RETIRE_ST_STALE_USER);
+		ret = -ENOENT;
+		goto refuse;
+	}
+	if (check_add_overflow(sqe->offset, sqe->len, &end) ||
+	    end > buf->len) {
+		ret = -EINVAL;
+		goto refuse;
+	}
+	if (buf->state != RETIRE_BUF_FREE) {
+		ret = -EBUSY;
+		goto refuse;
+	}
+	if (ctx->unretired >= ctx->limits.max_unretired) {
+		ret = -ENOSPC;
+		goto refuse;
+	}
+	if (ctx->reserved_bytes + sqe->len > ctx->limits.max_reserved_bytes) {
+		ret = -EDQUOT;
+		goto refuse;
+	}
+	req = retire_slot_alloc_locked(&ctx->reqs, &handle);
+	if (!req) {
+		ret = -EAGAIN;
+		goto refuse;
+	}
+
+	req->handle = handle;
+	req->user_data = sqe->user_data;
+	req->key = sqe->key;
+	req->offset = sqe->offset;
+	req->len = sqe->len;
+	req->dev_flags = sqe->dev_flags;
+	req->deadline_ns = sqe->deadline_ns;
+	req->buf = buf;
+	req->pending = 0;
+	req->timed_out = false;
+	req->cancel_requested = false;
+	req->logical_done = false;
+	req->terminal_read = false;
+	req->consumed = false;
+	req->tokens = 0;
+	req->outcome = 0;
+	req->error = 0;
+	req->result_len = 0;
+	req->checksum = 0;
+	req->ack_error = 0;
+	req->ack_flags = 0;
+	req->t_admit = ktime_get();
+	buf->state = RETIRE_BUF_ATTACHED;
+	ctx->unretired++;
+	ctx->reserved_bytes += sqe->len;
+	retire_stat_inc(&ctx->stats, RETIRE_ST_ADMITTED);
+	retire_stat_inc(&ctx->stats, RETIRE_ST_PHYSICAL);
+	retire_stat_inc(&ctx->stats, RETIRE_ST_LOGICAL);
+	retire_stat_owned(&ctx->stats, sqe->len);
+
+	req->state = RETIRE_REQ_WAITING;
+	list_add_tail(&req->wait_node, &ctx->waiting);
+	retire_deadline_arm(req);
+	retire_activate_waiting_locked(ctx);
+	spin_unlock_irq(&ctx->lock);
+
+	sqe->handle = handle;
+	return 0;
+
+refuse:
+	retire_stat_inc(&ctx->stats, RETIRE_ST_REFUSED);
+	spin_unlock_irq(&ctx->lock);
+	return ret;
+}
+EXPORT_SYMBOL_IF_KUNIT(retire_submit_one);
+
+/**
+ * retire_req_retire() - the owner consumed the terminal record
+ * @ctx:	the context
+ * @handle:	the request's handle
+ *
+ * Return: 0 (retired now, or when the last borrow token returns: the
+ * RETIRED record says when); -EBUSY if the TERMINAL record has not been
+ * read (or the request is still in flight); -EALREADY if it was already
+ * consumed; -ENOENT for a stale or foreign handle (counted).
+ */
+int retire_req_retire(struct retire_ctx *ctx, u64 handle)
+{
+	struct retire_req *req;
+	int ret = 0;
+
+	spin_lock_irq(&ctx->lock);
+	req = retire_slot_lookup_locked(&ctx->reqs, handle);
+	if (!req) {
+		retire_stat_inc(&ctx->stats, RETIRE_ST_STALE_USER);
+		ret = -ENOENT;
+	} else if (req->consumed) {
+		ret = -EALREADY;
+	} else if (req->state != RETIRE_REQ_TERMINATED || !req->terminal_read) {
+		ret = -EBUSY;
+	} else {
+		req->consumed = true;
+		retire_req_try_retire_locked(ctx, req);
+	}
+	spin_unlock_irq(&ctx->lock);
+	return ret;
+}
+EXPORT_SYMBOL_IF_KUNIT(retire_req_retire);
+
+/**
+ * retire_req_cqe_flags() - RETIRE_CQE_F_* common to a request's records
+ * @req: the request
+ *
+ * Return: TIMED_OUT and CANCEL_REQUESTED as they stand.
+ */
+u32 retire_req_cqe_flags(const struct retire_req *req)
+{
+	return (req->timed_out ? RETIRE_CQE_F_TIMED_OUT : 0) |
+	       (req->cancel_requested ? RETIRE_CQE_F_CANCEL_REQUESTED : 0);
+}
+
+/* the record for the lowest pending bit; measurements only if completed */
+static u8 retire_req_fill_cqe(const struct retire_req *req,
+			      struct retire_cqe *cqe)
+{
+	u8 bit = req->pending & -req->pending;
+
+	memset(cqe, 0, sizeof(*cqe));
+	cqe->user_data = req->user_data;
+	cqe->handle = req->handle;
+	cqe->flags = retire_req_cqe_flags(req);
+	switch (bit) {
+	case RETIRE_PEND_TIMEOUT:
+		cqe->type = RETIRE_REC_TIMEOUT;
+		cqe->outcome = RETIRE_OUTCOME_TIMED_OUT;
+		cqe->flags |= RETIRE_CQE_F_OUTSTANDING;
+		break;
+	case RETIRE_PEND_CANCEL_ACK:
+		cqe->type = RETIRE_REC_CANCEL_ACK;
+		cqe->outcome = req->ack_error ? RETIRE_OUTCOME_OUTSTANDING_WORK :
+						RETIRE_OUTCOME_CANCEL_REQUESTED;
+		cqe->error = req->ack_error;
+		cqe->flags = req->ack_flags;
+		break;
+	case RETIRE_PEND_TERMINAL:
+		cqe->type = RETIRE_REC_TERMINAL;
+		cqe->outcome = req->outcome;
+		cqe->error = req->error;
+		if (req->outcome == RETIRE_OUTCOME_COMPLETED) {
+			cqe->flags |= RETIRE_CQE_F_MEASURED;
+			cqe->result_len = req->result_len;
+			cqe->latency_ns = ktime_to_ns(ktime_sub(req->t_terminal,
+								req->t_admit));
+			cqe->checksum = req->checksum;
+		}
+		break;
+	case RETIRE_PEND_RETIRED:
+		cqe->type = RETIRE_REC_RETIRED;
+		cqe->outcome = RETIRE_OUTCOME_RETIRED;
+		break;
+	}
+	return bit;
+}
+
+/**
+ * retire_records_ready() - is a record waiting to be read?
+ * @ctx: the context
+ *
+ * Return: true if so. Lockless: for wait conditions and poll.
+ */
+bool retire_records_ready(struct retire_ctx *ctx)
+{
+	return !list_empty(&ctx->ready);
+}
+
+/*
+ * The record was handed over: drop it, and act on what reading it means.
+ * Returns with the lock held; may drop it to wait for a retired slot's
+ * timer and device work before the slot is reused.
+ */
+static void retire_record_commit(struct retire_ctx *ctx,
+				 struct retire_req *req, u8 bit)
+	__must_hold(&ctx->lock)
+{
+	u32 idx = retire_req_idx(req);
+
+	req->pending &= ~bit;
+	if (!req->pending)
+		list_del_init(&req->ready_node);
+
+	if (bit == RETIRE_PEND_TERMINAL) {
+		req->terminal_read = true;
+		retire_stat_hist(&ctx->stats, RETIRE_HIST_CQ_WAIT,
+				 req->t_terminal, ktime_get());
+		if (ctx->closed) {
+			/* the reaper consumes for an owner that is gone */
+			req->consumed = true;
+			retire_req_try_retire_locked(ctx, req);
+		}
+	} else if (bit == RETIRE_PEND_RETIRED) {
+		spin_unlock_irq(&ctx->lock);
+		hrtimer_cancel(&req->deadline);
+		ctx->engine->quiesce(ctx, idx);
+		spin_lock_irq(&ctx->lock);
+		req->state = RETIRE_REQ_FREE;
+		retire_slot_release_locked(&ctx->reqs, &req->slot, idx);
+	}
+}
+
+static int __retire_records_take(struct retire_ctx *ctx, bool to_user,
+				 struct retire_cqe __user *u,
+				 struct retire_cqe *k, unsigned int nr)
+{
+	struct retire_cqe cqe;
+	struct retire_req *req;
+	unsigned int n = 0;
+	u8 bit;
+
+	lockdep_assert_held(&ctx->mutex);
+	while (n < nr) {
+		spin_lock_irq(&ctx->lock);
+		req = list_first_entry_or_null(&ctx->ready, struct retire_req,
+					       ready_node);
+		if (!req) {
+			spin_unlock_irq(&ctx->lock);
+			break;
+		}
+		bit = retire_req_fill_cqe(req, &cqe);
+		spin_unlock_irq(&ctx->lock);
+
+		/* only this mutex holder drops records: @req stays put */
+		if (to_user && copy_to_user(&u[n], &cqe, sizeof(cqe)))
+			return n ? n : -EFAULT;
+		if (k)
+			k[n] = cqe;
+
+		spin_lock_irq(&ctx->lock);
+		retire_record_commit(ctx, req, bit);
+		spin_unlock_irq(&ctx->lock);
+		n++;
+	}
+	return n;
+}
+
+/**
+ * retire_records_take() - hand over up to @nr records, oldest first
+ * @ctx:	the context; the caller holds ctx->mutex
+ * @u:		the reader's array
+ * @nr:		its capacity
+ *
+ * A record is dropped only after it reached the reader, so a fault loses
+ * nothing.
+ *
+ * Return: records handed over, or -EFAULT if the first could not be.
+ */
+int retire_records_take(struct retire_ctx *ctx, struct retire_cqe __user *u,
+			unsigned int nr)
+{
+	return __retire_records_take(ctx, true, u, NULL, nr);
+}
+
+/**
+ * retire_records_take_kernel() - the same, into kernel memory
+ * @ctx:	the context; the caller holds ctx->mutex
+ * @k:		the array, or NULL to consume the records unseen (the reaper)
+ * @nr:		its capacity
+ *
+ * Return: records handed over.
+ */
+int retire_records_take_kernel(struct retire_ctx *ctx, struct retire_cqe *k,
+			       unsigned int nr)
+{
+	return __retire_records_take(ctx, false, NULL, k, nr);
+}
+EXPORT_SYMBOL_IF_KUNIT(retire_records_take_kernel);

@@ -1,0 +1,264 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The slot table: fixed-size objects named by (kind, slot, generation)
+ * handles. Lookup is an index and a compare; nothing is allocated under
+ * the lock: a table grows by whole chunks allocated before the lock is
+ * taken.
+ *
+ * Generation wrap: a slot's generation starts at 1 and moves on when an
+ * incarnation ends.
+ * When it would move past U32_MAX the slot is marked exhausted and never
+ * put back on the free list, so within a table's lifetime no (slot,
+ * generation) pair is ever issued twice and no old handle can match again.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/slab.h>
+#include <kunit/visibility.h>
+#include <linux/retire.h>
+
+#include "slot.h"
+
+/**
+ * retire_slot_table_init() - set up an empty table
+ * @t:		the table
+ * @kind:	RETIRE_KIND_* of its handles
+ * @obj_size:	size of one object, struct retire_slot first
+ * @max:	the most slots it may ever hold (at most RETIRE_SLOT_MAX)
+ * @init:	one-time set-up of each new object, or NULL
+ * @fini:	undo of @init before a chunk is freed, or NULL
+ * @arg:	passed to @init
+ *
+ * Return: 0 or -ENOMEM.
+ */
+int retire_slot_table_init(struct retire_slot_table *t, u8 kind,
+			   u32 obj_size, u32 max,
+			   void (*init)(void *obj, void *arg),
+			   void (*fini)(void *obj), void *arg)
+{
+	u32 nchunks;
+
+	if (WARN_ON_ONCE(!max || max > RETIRE_SLOT_MAX))
+		return -EINVAL;
+	nchunks = DIV_ROUND_UP(max, RETIRE_SLOT_CHUNK);
+	*t = (struct retire_slot_table) {
+		.kind = kind,
+		.obj_size = obj_size,
+		.max = max,
+		.free_head = RETIRE_SLOT_NONE,
+		.init = init,
+		.fini = fini,
+		.arg = arg,
+	};
+	t->chunks = kvcalloc(nchunks, sizeof(*t->chunks), GFP_KERNEL_ACCOUNT);
+	return t->chunks ? 0 : -ENOMEM;
+}
+EXPORT_SYMBOL_IF_KUNIT(retire_slot_table_init);
+
+/**
+ * retire_slot_table_destroy() - free every chunk; no slot may be busy
+ * @t: the table
+ *
+ * May sleep: @fini may wait for timers and work items.
+ */
+void retire_slot_table_destroy(struct retire_slot_table *t)
+{
+	u32 c, i;
+
+	if (!t->chunks)
+		return;
+	WARN_ON_ONCE(t->used);
+	for (c = 0; c < DIV_ROUND_UP(t->nr, RETIRE_SLOT_CHUNK); c++) {
+		if (t->fini)
+			for (i = 0; i < RETIRE_SLOT_CHUNK; i++)
+				t->fini(t->chunks[c] + i * t->obj_size);
+		kvfree(t->chunks[c]);
+	}
+	kvfree(t->chunks);
+	t->chunks = NULL;
+}
+EXPORT_SYMBOL_IF_KUNIT(retire_slot_table_destroy);
+
+/**
+ * retire_slot_need_chunk_locked() - would an allocation need a new chunk?
+ * @t: the table
+ *
+ * Return: true if no slot is free and the table may still grow.
+ */
+bool retire_slot_need_chunk_locked(const struct retire_slot_table *t)
+{
+	return t->free_head == RETIRE_SLOT_NONE && t->nr < t->max;
+}
+EXPORT_SYMBOL_IF_KUNIT(retire_slot_need_chunk_locked);
+
+/**
+ * retire_slot_chunk_alloc() - allocate and set up the next chunk
+ * @t: the table; the caller holds the context mutex, not its lock
+ *
+ * Return: the chunk, to be passed to retire_slot_chunk_add_locked(), or
+ * NULL. The chunk is charged to the caller's memory cgroup.
+ */
+void *retire_slot_chunk_alloc(struct retire_slot_table *t)
+{
+	void *chunk;
+	u32 i;
+
+	chunk = kvzalloc(array_size(RETIRE_SLOT_CHUNK, t->obj_size),
+			 GFP_KERNEL_ACCOUNT);
+	if (!chunk)
+		return NULL;
+	if (t->init)
+		for (i = 0; i < RETIRE_SLOT_CHUNK; i++)
+			t->init(chunk + i * t->obj_size, t->arg);
+	return chunk;
+}
+EXPORT_SYMBOL_IF_KUNIT(retire_slot_chunk_alloc);
+
+/**
+ * retire_slot_chunk_free() - free a chunk that was never added
+ * @t:		the table
+ * @chunk:	from retire_slot_chunk_alloc()
+ */
+void retire_slot_chunk_free(struct retire_slot_table *t, void *chunk)
+{
+	u32 i;
+
+	if (t->fini)
+		for (i = 0; i < RETIRE_SLOT_CHUNK; i++)
+			t->fini(chunk + i * t->obj_size);
+	kvfree(chunk);
+}
+
+/**
+ * retire_slot_chunk_add_locked() - add a chunk's slots to the free list
+ * @t:		the table
+ * @chunk:	from retire_slot_chunk_alloc()
+ */
+void retire_slot_chunk_add_locked(struct retire_slot_table *t, void *chunk)
+{
+	u32 base = t->nr, i, n;
+
+	n = min(RETIRE_SLOT_CHUNK, t->max - base);
+	t->chunks[base >> RETIRE_SLOT_CHUNK_SHIFT] = chunk;
+	t->nr += RETIRE_SLOT_CHUNK;
+	if (t->nr > t->max)
+		t->nr = t->max;
+	/* link in index order, so the lowest free slot is used first */
+	for (i = n; i-- > 0;) {
+		struct retire_slot *s = chunk + i * t->obj_size;
+
+		s->gen = 1;	/* the first incarnation */
+		s->next_free = t->free_head;
+		t->free_head = base + i;
+	}
+}
+EXPORT_SYMBOL_IF_KUNIT(retire_slot_chunk_add_locked);
+
+/**
+ * retire_slot_get() - the object in slot @idx, whatever its state
+ * @t:		the table
+ * @idx:	below @t->nr
+ *
+ * Return: the object. For walks and the record path, which hold the slot.
+ */
+void *retire_slot_get(const struct retire_slot_table *t, u32 idx)
+{
+	return t->chunks[idx >> RETIRE_SLOT_CHUNK_SHIFT] +
+	       (idx & (RETIRE_SLOT_CHUNK - 1)) * t->obj_size;
+}
+EXPORT_SYMBOL_IF_KUNIT(retire_slot_get);
+
+/**
+ * retire_slot_alloc_locked() - start a new incarnation in a free slot
+ * @t:		the table
+ * @handle:	its handle
+ *
+ * Return: the object, or NULL if no slot is free.
+ */
+void *retire_slot_alloc_locked(struct retire_slot_table *t, u64 *handle)
+{
+	struct retire_slot *s;
+	u32 idx = t->free_head;
+
+	if (idx == RETIRE_SLOT_NONE)
+		return NULL;
+	s = retire_slot_get(t, idx);
+	t->free_head = s->next_free;
+	s->next_free = RETIRE_SLOT_NONE;
+	s->live = 1;
+	s->busy = 1;
+	t->used++;
+	*handle = retire_handle_make(t->kind, idx, s->gen);
+	return s;
+}
+EXPORT_SYMBOL_IF_KUNIT(retire_slot_alloc_locked);
+
+/**
+ * retire_slot_lookup_locked() - resolve a handle to its live object
+ * @t:		the table
+ * @handle:	from userspace, an engine, a timer: anything
+ *
+ * Only the table's own fields and the slot header are read before the
+ * handle is known to match.
+ *
+ * Return: the object, or NULL for a wrong kind, an index never issued, or
+ * an incarnation that has ended (a stale handle).
+ */
+void *retire_slot_lookup_locked(const struct retire_slot_table *t, u64 handle)
+{
+	u32 idx = retire_handle_slot(handle);
+	struct retire_slot *s;
+
+	if (retire_handle_kind(handle) != t->kind || idx >= t->nr)
+		return NULL;
+	s = retire_slot_get(t, idx);
+	if (!s->live || s->gen != retire_handle_gen(handle))
+		return NULL;
+	return s;
+}
+EXPORT_SYMBOL_IF_KUNIT(retire_slot_lookup_locked);
+
+/**
+ * retire_slot_kill_locked() - end the current incarnation
+ * @t:	the table
+ * @s:	a live slot
+ *
+ * Its handle stops resolving at once and the generation moves on; the slot
+ * stays busy until retire_slot_release_locked(), for a record that still
+ * names the ended incarnation.
+ */
+void retire_slot_kill_locked(struct retire_slot_table *t,
+			     struct retire_slot *s)
+{
+	if (WARN_ON_ONCE(!s->live))
+		return;
+	s->live = 0;
+	if (s->gen == U32_MAX)
+		s->exhausted = 1;
+	else
+		s->gen++;
+}
+EXPORT_SYMBOL_IF_KUNIT(retire_slot_kill_locked);
+
+/**
+ * retire_slot_release_locked() - return a killed slot to the free list
+ * @t:		the table
+ * @s:		a busy, killed slot
+ * @idx:	its index
+ *
+ * The caller has made sure nothing (timer, work item) still runs for the
+ * ended incarnation. An exhausted slot is never reused.
+ */
+void retire_slot_release_locked(struct retire_slot_table *t,
+				struct retire_slot *s, u32 idx)
+{
+	if (WARN_ON_ONCE(s->live || !s->busy))
+		return;
+	s->busy = 0;
+	t->used--;
+	if (s->exhausted)
+		return;
+	s->next_free = t->free_head;
+	t->free_head = idx;
+}
+EXPORT_SYMBOL_IF_KUNIT(retire_slot_release_locked);

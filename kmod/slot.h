@@ -1,0 +1,106 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+#ifndef _RETIRE_SLOT_H
+#define _RETIRE_SLOT_H
+
+#include <linux/bits.h>
+#include <linux/types.h>
+
+/*
+ * A handle is kind (8 bits) | slot index (24) | generation (32). It names
+ * one incarnation of one slot; lookups compare all three under the
+ * context lock before anything else of the object is read.
+ */
+#define RETIRE_HANDLE_KIND_SHIFT	56
+#define RETIRE_HANDLE_SLOT_SHIFT	32
+#define RETIRE_SLOT_MAX			BIT(24)
+
+#define RETIRE_SLOT_CHUNK_SHIFT		6
+#define RETIRE_SLOT_CHUNK		BIT(RETIRE_SLOT_CHUNK_SHIFT)
+
+#define RETIRE_SLOT_NONE		U32_MAX
+
+/**
+ * struct retire_slot - the header of every object that lives in a slot
+ * @gen:	the generation of the current incarnation, or of the next one
+ *		once the current has ended (1 for the first)
+ * @next_free:	free-list link (a slot index), valid while on the free list
+ * @live:	the incarnation @gen is live: its handle resolves
+ * @busy:	the slot is in use (live, or ended with a record still owed)
+ * @exhausted:	@gen reached U32_MAX: the slot is never used again, so no
+ *		generation ever repeats within the table's lifetime
+ */
+struct retire_slot {
+	u32 gen;
+	u32 next_free;
+	u8 live;
+	u8 busy;
+	u8 exhausted;
+};
+
+/**
+ * struct retire_slot_table - slots of one kind, grown in chunks
+ * @kind:	RETIRE_KIND_* of every handle this table issues
+ * @obj_size:	size of one object (struct retire_slot first)
+ * @nr:		slots created so far
+ * @max:	slots that may ever be created
+ * @used:	busy slots
+ * @free_head:	first free slot, RETIRE_SLOT_NONE if none
+ * @chunks:	@max / RETIRE_SLOT_CHUNK chunk pointers, filled as it grows
+ * @init:	one-time set-up of a new object (timers, work items)
+ * @fini:	undo @init before the chunk is freed (may sleep)
+ *
+ * All fields are protected by the owning context's lock; growing also
+ * needs the context's mutex, so a chunk is allocated outside the lock.
+ */
+struct retire_slot_table {
+	u8 kind;
+	u32 obj_size;
+	u32 nr;
+	u32 max;
+	u32 used;
+	u32 free_head;
+	void **chunks;
+	void (*init)(void *obj, void *arg);
+	void (*fini)(void *obj);
+	void *arg;
+};
+
+static inline u64 retire_handle_make(u8 kind, u32 idx, u32 gen)
+{
+	return (u64)kind << RETIRE_HANDLE_KIND_SHIFT |
+	       (u64)idx << RETIRE_HANDLE_SLOT_SHIFT | gen;
+}
+
+static inline u8 retire_handle_kind(u64 h)
+{
+	return h >> RETIRE_HANDLE_KIND_SHIFT;
+}
+
+static inline u32 retire_handle_slot(u64 h)
+{
+	return (h >> RETIRE_HANDLE_SLOT_SHIFT) & (RETIRE_SLOT_MAX - 1);
+}
+
+static inline u32 retire_handle_gen(u64 h)
+{
+	return (u32)h;
+}
+
+int retire_slot_table_init(struct retire_slot_table *t, u8 kind,
+			   u32 obj_size, u32 max,
+			   void (*init)(void *obj, void *arg),
+			   void (*fini)(void *obj), void *arg);
+void retire_slot_table_destroy(struct retire_slot_table *t);
+void *retire_slot_chunk_alloc(struct retire_slot_table *t);
+void retire_slot_chunk_free(struct retire_slot_table *t, void *chunk);
+void retire_slot_chunk_add_locked(struct retire_slot_table *t, void *chunk);
+bool retire_slot_need_chunk_locked(const struct retire_slot_table *t);
+void *retire_slot_get(const struct retire_slot_table *t, u32 idx);
+void *retire_slot_alloc_locked(struct retire_slot_table *t, u64 *handle);
+void *retire_slot_lookup_locked(const struct retire_slot_table *t, u64 handle);
+void retire_slot_kill_locked(struct retire_slot_table *t,
+			     struct retire_slot *s);
+void retire_slot_release_locked(struct retire_slot_table *t,
+				struct retire_slot *s, u32 idx);
+
+#endif /* _RETIRE_SLOT_H */

@@ -1,0 +1,142 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Counters, per context and module-wide. A context's counters live under
+ * its lock, which every update already holds; the module-wide ones are
+ * atomics, summed by nobody: each update lands in both at once, so the two
+ * views can be compared in tests.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/log2.h>
+#include <linux/stddef.h>
+#include <linux/string.h>
+#include <kunit/visibility.h>
+
+#include "stats.h"
+
+static atomic64_t retire_mod_v[RETIRE_ST_NR];
+static atomic64_t retire_mod_hist[RETIRE_HIST_NR][RETIRE_HIST_BUCKETS];
+
+/* enum retire_stat indexes the leading __u64 fields of struct retire_stats */
+static_assert(offsetof(struct retire_stats, retired) ==
+	      RETIRE_ST_RETIRED * sizeof(__u64));
+static_assert(offsetof(struct retire_stats, contexts) ==
+	      RETIRE_ST_CONTEXTS * sizeof(__u64));
+static_assert(offsetof(struct retire_stats, lat_logical) ==
+	      RETIRE_ST_NR * sizeof(__u64));
+
+/**
+ * retire_stat_add() - add @d to counter @i of a context and of the module
+ * @st:	the context's counters, or NULL for the module's alone
+ * @i:	which
+ * @d:	by how much (negative for gauges going down)
+ */
+void retire_stat_add(struct retire_ctx_stats *st, enum retire_stat i, s64 d)
+{
+	if (st)
+		st->v[i] += d;
+	atomic64_add(d, &retire_mod_v[i]);
+}
+EXPORT_SYMBOL_IF_KUNIT(retire_stat_add);
+
+/**
+ * retire_stat_owned() - move owned bytes, keeping both high-waters
+ * @st:	the context's counters
+ * @d:	bytes (negative when released)
+ *
+ * The high-water is continuous: it follows every admission, not a sample.
+ */
+void retire_stat_owned(struct retire_ctx_stats *st, s64 d)
+{
+	s64 now, hwm;
+
+	retire_stat_add(st, RETIRE_ST_OWNED_BYTES, d);
+	if (d <= 0)
+		return;
+	if (st->v[RETIRE_ST_OWNED_BYTES] > st->v[RETIRE_ST_OWNED_HWM])
+		st->v[RETIRE_ST_OWNED_HWM] = st->v[RETIRE_ST_OWNED_BYTES];
+	now = atomic64_read(&retire_mod_v[RETIRE_ST_OWNED_BYTES]);
+	hwm = atomic64_read(&retire_mod_v[RETIRE_ST_OWNED_HWM]);
+	while (now > hwm &&
+	       !atomic64_try_cmpxchg(&retire_mod_v[RETIRE_ST_OWNED_HWM],
+				     &hwm, now))
+		;
+}
+EXPORT_SYMBOL_IF_KUNIT(retire_stat_owned);
+
+/**
+ * retire_hist_bucket() - the log2 bucket of a latency
+ * @ns: nanoseconds
+ *
+ * Return: i such that the latency lies in [2^i, 2^(i+1)) microseconds;
+ * 0 under 2 us, RETIRE_HIST_BUCKETS - 1 for everything above the range.
+ */
+unsigned int retire_hist_bucket(u64 ns)
+{
+	u64 us = div_u64(ns, NSEC_PER_USEC);
+
+	if (!us)
+		return 0;
+	return min_t(unsigned int, ilog2(us), RETIRE_HIST_BUCKETS - 1);
+}
+EXPORT_SYMBOL_IF_KUNIT(retire_hist_bucket);
+
+/**
+ * retire_stat_hist() - record one latency observation
+ * @st:		the context's counters
+ * @h:		which histogram
+ * @from:	start of the interval
+ * @to:		end of the interval
+ */
+void retire_stat_hist(struct retire_ctx_stats *st, enum retire_hist h,
+		      ktime_t from, ktime_t to)
+{
+	unsigned int b = retire_hist_bucket(ktime_to_ns(ktime_sub(to, from)));
+
+	st->hist[h][b]++;
+	atomic64_inc(&retire_mod_hist[h][b]);
+}
+
+/**
+ * retire_stats_export() - a context's counters in the uapi layout
+ * @st:		the context's counters (the caller holds its lock)
+ * @out:	filled completely
+ */
+void retire_stats_export(const struct retire_ctx_stats *st,
+			 struct retire_stats *out)
+{
+	u64 *v = (u64 *)out;
+
+	memset(out, 0, sizeof(*out));
+	memcpy(v, st->v, sizeof(st->v));
+	v[RETIRE_ST_CONTEXTS] = 0;
+	memcpy(out->lat_logical, st->hist[RETIRE_HIST_LOGICAL],
+	       sizeof(out->lat_logical));
+	memcpy(out->lat_cq_wait, st->hist[RETIRE_HIST_CQ_WAIT],
+	       sizeof(out->lat_cq_wait));
+	memcpy(out->lat_physical, st->hist[RETIRE_HIST_PHYSICAL],
+	       sizeof(out->lat_physical));
+}
+EXPORT_SYMBOL_IF_KUNIT(retire_stats_export);
+
+/**
+ * retire_stats_module() - the module-wide counters in the uapi layout
+ * @out: filled completely
+ */
+void retire_stats_module(struct retire_stats *out)
+{
+	u64 *v = (u64 *)out;
+	unsigned int i, b;
+
+	memset(out, 0, sizeof(*out));
+	for (i = 0; i < RETIRE_ST_NR; i++)
+		v[i] = atomic64_read(&retire_mod_v[i]);
+	for (b = 0; b < RETIRE_HIST_BUCKETS; b++) {
+		out->lat_logical[b] =
+			atomic64_read(&retire_mod_hist[RETIRE_HIST_LOGICAL][b]);
+		out->lat_cq_wait[b] =
+			atomic64_read(&retire_mod_hist[RETIRE_HIST_CQ_WAIT][b]);
+		out->lat_physical[b] =
+			atomic64_read(&retire_mod_hist[RETIRE_HIST_PHYSICAL][b]);
+	}
+}

@@ -1,0 +1,79 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+#ifndef _RETIRE_STATS_H
+#define _RETIRE_STATS_H
+
+#include <linux/atomic.h>
+#include <linux/ktime.h>
+#include <linux/types.h>
+#include <linux/retire.h>
+
+/*
+ * Counters, in the order of the leading __u64 fields of struct
+ * retire_stats (stats.c checks the two agree at build time).
+ */
+enum retire_stat {
+	RETIRE_ST_ADMITTED,
+	RETIRE_ST_REFUSED,
+	RETIRE_ST_COMPLETED,
+	RETIRE_ST_FAILED,
+	RETIRE_ST_CANCELLED,
+	RETIRE_ST_TIMED_OUT,
+	RETIRE_ST_CANCEL_OK,
+	RETIRE_ST_CANCEL_ALREADY,
+	RETIRE_ST_CANCEL_NOENT,
+	RETIRE_ST_STALE_ENGINE,
+	RETIRE_ST_STALE_CANCEL,
+	RETIRE_ST_STALE_TOKEN,
+	RETIRE_ST_STALE_USER,
+	RETIRE_ST_PROTOCOL_ERRORS,
+	RETIRE_ST_CONSUMER_ERRORS,
+	RETIRE_ST_ACCESS_VIOLATIONS,
+	RETIRE_ST_RETIRED,
+	/* gauges from here on */
+	RETIRE_ST_TOKENS_OUT,
+	RETIRE_ST_LOGICAL,
+	RETIRE_ST_PHYSICAL,
+	RETIRE_ST_OWNED_BYTES,
+	RETIRE_ST_OWNED_HWM,
+	RETIRE_ST_PINNED_BYTES,
+	RETIRE_ST_BUFFERS,
+	RETIRE_ST_CONTEXTS,
+	RETIRE_ST_NR
+};
+
+enum retire_hist {
+	RETIRE_HIST_LOGICAL,
+	RETIRE_HIST_CQ_WAIT,
+	RETIRE_HIST_PHYSICAL,
+	RETIRE_HIST_NR
+};
+
+/**
+ * struct retire_ctx_stats - one context's counters
+ * @v:		by enum retire_stat
+ * @hist:	latency histograms, RETIRE_HIST_BUCKETS log2 buckets of us
+ *
+ * Protected by the context's lock; every update also reaches the
+ * module-wide counters.
+ */
+struct retire_ctx_stats {
+	u64 v[RETIRE_ST_NR];
+	u64 hist[RETIRE_HIST_NR][RETIRE_HIST_BUCKETS];
+};
+
+void retire_stat_add(struct retire_ctx_stats *st, enum retire_stat i, s64 d);
+void retire_stat_owned(struct retire_ctx_stats *st, s64 d);
+void retire_stat_hist(struct retire_ctx_stats *st, enum retire_hist h,
+		      ktime_t from, ktime_t to);
+unsigned int retire_hist_bucket(u64 ns);
+void retire_stats_export(const struct retire_ctx_stats *st,
+			 struct retire_stats *out);
+void retire_stats_module(struct retire_stats *out);
+
+static inline void retire_stat_inc(struct retire_ctx_stats *st,
+				   enum retire_stat i)
+{
+	retire_stat_add(st, i, 1);
+}
+
+#endif /* _RETIRE_STATS_H */

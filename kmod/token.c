@@ -1,0 +1,195 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Borrow tokens: "a consumer still holds this buffer's address". Taken on
+ * a request whose device access has ended, returned exactly once; a
+ * duplicate or unknown return is a protocol error, counted and otherwise
+ * ignored. A handoff takes the new token before it releases the old one,
+ * under one lock hold, so the count never touches zero in between.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <kunit/visibility.h>
+#include <linux/retire.h>
+
+#include "ctx.h"
+#include "req.h"
+#include "stats.h"
+#include "token.h"
+
+/* a free token slot without allocating under the lock */
+static int retire_token_reserve(struct retire_ctx *ctx)
+{
+	void *chunk;
+	bool need;
+
+	lockdep_assert_held(&ctx->mutex);
+	spin_lock_irq(&ctx->lock);
+	need = retire_slot_need_chunk_locked(&ctx->tokens);
+	spin_unlock_irq(&ctx->lock);
+	if (!need)
+		return 0;
+	chunk = retire_slot_chunk_alloc(&ctx->tokens);
+	if (!chunk)
+		return -ENOMEM;
+	spin_lock_irq(&ctx->lock);
+	retire_slot_chunk_add_locked(&ctx->tokens, chunk);
+	spin_unlock_irq(&ctx->lock);
+	return 0;
+}
+
+/* the reason a token slot could not be had */
+static int retire_token_full(const struct retire_ctx *ctx)
+{
+	return ctx->tokens.nr < ctx->tokens.max ? -ENOMEM : -ENOSPC;
+}
+
+static void retire_token_drop_locked(struct retire_ctx *ctx,
+				     struct retire_token *tok, u64 handle)
+{
+	retire_slot_kill_locked(&ctx->tokens, &tok->slot);
+	retire_slot_release_locked(&ctx->tokens, &tok->slot,
+				   retire_handle_slot(handle));
+	tok->req = NULL;
+}
+
+/* a return or handoff naming no live token */
+static int retire_token_protocol_error(struct retire_ctx *ctx)
+{
+	retire_stat_inc(&ctx->stats, RETIRE_ST_STALE_TOKEN);
+	retire_stat_inc(&ctx->stats, RETIRE_ST_PROTOCOL_ERRORS);
+	return -ENOENT;
+}
+
+/**
+ * retire_token_borrow() - take a token on a request
+ * @ctx:	the context; the caller holds ctx->mutex
+ * @req_handle:	the request's handle
+ * @token:	the new token's handle
+ *
+ * Return: 0; -EBUSY while the device may still access the buffer;
+ * -ENOENT for a stale handle (counted); -ENOSPC at max_tokens; -ENOMEM.
+ */
+int retire_token_borrow(struct retire_ctx *ctx, u64 req_handle, u64 *token)
+{
+	struct retire_token *tok;
+	struct retire_req *req;
+	int ret;
+
+	ret = retire_token_reserve(ctx);
+	spin_lock_irq(&ctx->lock);
+	req = retire_slot_lookup_locked(&ctx->reqs, req_handle);
+	if (!req) {
+		retire_stat_inc(&ctx->stats, RETIRE_ST_STALE_TOKEN);
+		ret = -ENOENT;
+	} else if (req->state != RETIRE_REQ_TERMINATED) {
+		ret = -EBUSY;
+	} else if (!ret) {
+		tok = retire_slot_alloc_locked(&ctx->tokens, token);
+		if (tok) {
+			tok->req = req;
+			req->tokens++;
+			retire_stat_inc(&ctx->stats, RETIRE_ST_TOKENS_OUT);
+		} else {
+			ret = retire_token_full(ctx);
+		}
+	}
+	spin_unlock_irq(&ctx->lock);
+	return ret;
+}
+EXPORT_SYMBOL_IF_KUNIT(retire_token_borrow);
+
+/**
+ * retire_token_return() - give a token back, exactly once
+ * @ctx:	the context
+ * @token:	the token's handle
+ * @error:	0, or the -errno the consumer failed with (counted)
+ *
+ * The last return of a consumed request retires it.
+ *
+ * Return: 0, or -ENOENT for a duplicate or unknown token (a protocol
+ * error: counted, nothing else changes).
+ */
+int retire_token_return(struct retire_ctx *ctx, u64 token, int error)
+{
+	struct retire_token *tok;
+	struct retire_req *req;
+
+	spin_lock_irq(&ctx->lock);
+	tok = retire_slot_lookup_locked(&ctx->tokens, token);
+	if (!tok) {
+		int ret = retire_token_protocol_error(ctx);
+
+		spin_unlock_irq(&ctx->lock);
+		return ret;
+	}
+	if (error)
+		retire_stat_inc(&ctx->stats, RETIRE_ST_CONSUMER_ERRORS);
+	req = tok->req;
+	retire_token_drop_locked(ctx, tok, token);
+	req->tokens--;
+	retire_stat_add(&ctx->stats, RETIRE_ST_TOKENS_OUT, -1);
+	retire_req_try_retire_locked(ctx, req);
+	spin_unlock_irq(&ctx->lock);
+	return 0;
+}
+EXPORT_SYMBOL_IF_KUNIT(retire_token_return);
+
+/**
+ * retire_token_handoff() - replace a token, never dropping to zero
+ * @ctx:	the context; the caller holds ctx->mutex
+ * @token:	the token to give back
+ * @new_token:	the token taken in its place
+ *
+ * Return: 0; -ENOENT for a duplicate or unknown token (a protocol error);
+ * -ENOSPC or -ENOMEM if no new token can be had (the old one stays out).
+ */
+int retire_token_handoff(struct retire_ctx *ctx, u64 token, u64 *new_token)
+{
+	struct retire_token *old, *tok;
+	int ret;
+
+	ret = retire_token_reserve(ctx);
+	spin_lock_irq(&ctx->lock);
+	old = retire_slot_lookup_locked(&ctx->tokens, token);
+	if (!old) {
+		ret = retire_token_protocol_error(ctx);
+	} else if (!ret) {
+		tok = retire_slot_alloc_locked(&ctx->tokens, new_token);
+		if (tok) {
+			/* acquire first: the request never sees zero */
+			tok->req = old->req;
+			retire_token_drop_locked(ctx, old, token);
+		} else {
+			ret = retire_token_full(ctx);
+		}
+	}
+	spin_unlock_irq(&ctx->lock);
+	return ret;
+}
+EXPORT_SYMBOL_IF_KUNIT(retire_token_handoff);
+
+/**
+ * retire_token_revoke_all_locked() - the owner is gone: return every token
+ * @ctx: the context, closing
+ *
+ * Only the owner could return its tokens; once its file is closed nobody
+ * can, so they are returned on its behalf. Memory the owner mapped stays
+ * referenced by its own mappings.
+ */
+void retire_token_revoke_all_locked(struct retire_ctx *ctx)
+{
+	u32 idx;
+
+	lockdep_assert_held(&ctx->lock);
+	for (idx = 0; idx < ctx->tokens.nr; idx++) {
+		struct retire_token *tok = retire_slot_get(&ctx->tokens, idx);
+
+		if (!tok->slot.live)
+			continue;
+		tok->req->tokens--;
+		retire_stat_add(&ctx->stats, RETIRE_ST_TOKENS_OUT, -1);
+		retire_slot_kill_locked(&ctx->tokens, &tok->slot);
+		retire_slot_release_locked(&ctx->tokens, &tok->slot, idx);
+		tok->req = NULL;
+	}
+}

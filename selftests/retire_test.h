@@ -1,0 +1,511 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Helpers shared by the retire kselftests: sim engine configuration, a
+ * record log with bounded waits, statistics snapshots, the FNV-1a checksum
+ * the sim engine computes, and readers of /proc and /sys counters.
+ *
+ * Every helper returns 0 or a negative errno and never waits without a
+ * bound; the tests decide what is an error.
+ */
+#ifndef RETIRE_TEST_H
+#define RETIRE_TEST_H
+
+#include <errno.h>
+#include <limits.h>
+#include <poll.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <time.h>
+#include <fcntl.h>
+#include <unistd.h>
+
+#include "libretire.h"
+
+/*
+ * The harness's TEST_F() wrapper keeps a local across setjmp(); gcc 12
+ * warns that it "might be clobbered" when the test body is large, although
+ * it keeps that local in memory. The warning is about the harness, not
+ * about these tests.
+ */
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC diagnostic ignored "-Wclobbered"
+#endif
+
+#define RT_PAGE		4096UL
+#define RT_MS		1000000ULL
+#define RT_SKIP_MSG	"/dev/retire is absent: is retire.ko loaded?"
+
+/* ---- time --------------------------------------------------------------- */
+
+static inline __u64 rt_now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (__u64)ts.tv_sec * 1000000000ULL + ts.tv_nsec;
+}
+
+static inline void rt_msleep(unsigned int ms)
+{
+	struct timespec ts = {
+		.tv_sec = ms / 1000,
+		.tv_nsec = (long)(ms % 1000) * 1000000L,
+	};
+
+	while (nanosleep(&ts, &ts) && errno == EINTR)
+		;
+}
+
+/* ---- raw ioctls --------------------------------------------------------- */
+
+static inline int rt_ioctl(int fd, unsigned long cmd, void *arg)
+{
+	return ioctl(fd, cmd, arg) < 0 ? -errno : 0;
+}
+
+/* ---- the sim engine ----------------------------------------------------- */
+
+/* set every knob of the module-wide sim engine explicitly */
+static inline int rt_set_sim(struct retire *r, __u32 flags, __u64 latency_ns,
+			     __u64 tick_ns, __u64 bytes_per_tick,
+			     __u32 fail_every, __u64 seed)
+{
+	struct retire_sim_config cfg;
+
+	memset(&cfg, 0, sizeof(cfg));
+	cfg.op = RETIRE_SIM_SET;
+	cfg.flags = flags;
+	cfg.latency_ns = latency_ns;
+	cfg.tick_ns = tick_ns;
+	cfg.bytes_per_tick = bytes_per_tick;
+	cfg.fail_every = fail_every;
+	cfg.seed = seed;
+	return retire_set_sim_config(r, &cfg);
+}
+
+/* the simplest engine: @latency_ns, whole range at once, never fails */
+static inline int rt_set_latency(struct retire *r, __u32 flags,
+				 __u64 latency_ns)
+{
+	return rt_set_sim(r, flags, latency_ns, 0, 0, 0, 1);
+}
+
+/*
+ * What every teardown leaves behind, and what every setup starts from (a
+ * test killed by its timeout never runs its teardown): all knobs 0,
+ * nothing held by the engine.
+ */
+static inline void rt_sim_neutral(struct retire *r)
+{
+	if (!r)
+		return;
+	rt_set_sim(r, 0, 0, 0, 0, 0, 0);
+	retire_reset_sim(r);
+}
+
+/* ---- requests ----------------------------------------------------------- */
+
+/*
+ * Submit one request. Returns 0 and sets *handle when admitted, the entry's
+ * -errno when it was refused, or the ioctl's -errno for a refused batch.
+ */
+static inline int rt_submit(struct retire *r, __u64 buf, __u64 offset,
+			    __u64 len, __u32 dev_flags, __u64 user_data,
+			    __u64 deadline_ns, __u64 *handle)
+{
+	struct retire_sqe sqe;
+	int ret;
+
+	retire_prep_request(&sqe, buf, offset, len, dev_flags, user_data);
+	sqe.deadline_ns = deadline_ns;
+	ret = retire_submit_requests(r, &sqe, 1);
+	if (ret < 0)
+		return ret;
+	if (ret != 1)
+		return sqe.result ? sqe.result : -EPROTO;
+	if (handle)
+		*handle = sqe.handle;
+	return 0;
+}
+
+/* ---- the record log ----------------------------------------------------- */
+
+/*
+ * Every record a test reaps goes into a log, in the order it was read, so
+ * that a test can wait for one record and still look at the others later
+ * (their order, their count).
+ */
+struct rt_log {
+	struct retire_cqe *c;
+	unsigned int n, cap;
+};
+
+static inline void rt_log_free(struct rt_log *l)
+{
+	free(l->c);
+	memset(l, 0, sizeof(*l));
+}
+
+static inline int rt_log_add(struct rt_log *l, const struct retire_cqe *c)
+{
+	if (l->n == l->cap) {
+		unsigned int cap = l->cap ? l->cap * 2 : 64;
+		struct retire_cqe *nc = realloc(l->c, cap * sizeof(*nc));
+
+		if (!nc)
+			return -ENOMEM;
+		l->c = nc;
+		l->cap = cap;
+	}
+	l->c[l->n++] = *c;
+	return 0;
+}
+
+/* a bounded reap that ran out of time is not an error */
+static inline int rt_reap_ret_ok(int ret)
+{
+	return ret >= 0 || ret == -ETIME || ret == -ETIMEDOUT ||
+	       ret == -EINTR || ret == -EAGAIN;
+}
+
+/*
+ * Reap what is ready, waiting up to @timeout_ns for at least @min records,
+ * into @l. Returns the number of records added or a negative errno.
+ */
+static inline int rt_reap(struct retire *r, struct rt_log *l,
+			  unsigned int min, __u64 timeout_ns)
+{
+	struct retire_cqe cqes[64];
+	int total = 0, n, i, ret;
+
+	for (;;) {
+		n = retire_reap_records(r, cqes, 64, min, timeout_ns);
+		if (n <= 0)
+			return rt_reap_ret_ok(n) ? total : n;
+		for (i = 0; i < n; i++) {
+			ret = rt_log_add(l, &cqes[i]);
+			if (ret)
+				return ret;
+		}
+		total += n;
+		if (n < 64)
+			return total;
+		min = 0;
+		timeout_ns = 0;
+	}
+}
+
+/* index of the first record of @type for @handle in @l, or -1 */
+static inline int rt_index(const struct rt_log *l, __u64 handle, __u32 type)
+{
+	unsigned int i;
+
+	for (i = 0; i < l->n; i++)
+		if (l->c[i].handle == handle && l->c[i].type == type)
+			return (int)i;
+	return -1;
+}
+
+static inline unsigned int rt_count(const struct rt_log *l, __u64 handle,
+				    __u32 type)
+{
+	unsigned int i, n = 0;
+
+	for (i = 0; i < l->n; i++)
+		if (l->c[i].handle == handle && l->c[i].type == type)
+			n++;
+	return n;
+}
+
+/* records of any type naming @handle */
+static inline unsigned int rt_count_any(const struct rt_log *l, __u64 handle)
+{
+	unsigned int i, n = 0;
+
+	for (i = 0; i < l->n; i++)
+		if (l->c[i].handle == handle)
+			n++;
+	return n;
+}
+
+/*
+ * Wait up to @timeout_ms until @l holds a record of @type for @handle (one
+ * already there counts), and copy it to *@out if @out is not NULL.
+ * Returns 0, -ETIMEDOUT, or the error of a failed reap.
+ */
+static inline int rt_wait(struct retire *r, struct rt_log *l, __u64 handle,
+			  __u32 type, struct retire_cqe *out,
+			  unsigned int timeout_ms)
+{
+	__u64 end = rt_now_ns() + (__u64)timeout_ms * RT_MS;
+	__u64 now, slice;
+	int idx, ret;
+
+	for (;;) {
+		idx = rt_index(l, handle, type);
+		if (idx >= 0) {
+			if (out)
+				*out = l->c[idx];
+			return 0;
+		}
+		now = rt_now_ns();
+		if (now >= end)
+			return -ETIMEDOUT;
+		slice = end - now;
+		if (slice > 100 * RT_MS)
+			slice = 100 * RT_MS;
+		ret = rt_reap(r, l, 1, slice);
+		if (ret < 0)
+			return ret;
+	}
+}
+
+/* collect every record that arrives within @ms */
+static inline int rt_collect(struct retire *r, struct rt_log *l,
+			     unsigned int ms)
+{
+	__u64 end = rt_now_ns() + (__u64)ms * RT_MS;
+	__u64 now;
+	int ret;
+
+	for (;;) {
+		now = rt_now_ns();
+		if (now >= end)
+			return rt_reap(r, l, 0, 0) < 0 ? -EIO : 0;
+		ret = rt_reap(r, l, 256, end - now);
+		if (ret < 0)
+			return ret;
+	}
+}
+
+/*
+ * Wait up to @ms until the context has a record ready (POLLIN), without
+ * reading it: 1 if one is ready, 0 if not, or a negative errno.
+ */
+static inline int rt_wait_ready(struct retire *r, int ms)
+{
+	struct pollfd pfd = { .fd = retire_fd(r), .events = POLLIN };
+	int ret;
+
+	do {
+		ret = poll(&pfd, 1, ms);
+	} while (ret < 0 && errno == EINTR);
+	if (ret < 0)
+		return -errno;
+	return ret == 1 && (pfd.revents & POLLIN);
+}
+
+/* ---- statistics --------------------------------------------------------- */
+
+static inline int rt_stats(struct retire *r, struct retire_stats *s)
+{
+	return retire_get_stats(r, s, 0);
+}
+
+static inline int rt_mstats(struct retire *r, struct retire_stats *s)
+{
+	return retire_get_stats(r, s, RETIRE_STATS_F_MODULE);
+}
+
+/* the gauges that must come back when everything has retired */
+static inline int rt_gauges_equal(const struct retire_stats *a,
+				  const struct retire_stats *b)
+{
+	return a->tokens_out == b->tokens_out &&
+	       a->logical_outstanding == b->logical_outstanding &&
+	       a->physical_outstanding == b->physical_outstanding &&
+	       a->owned_bytes == b->owned_bytes &&
+	       a->pinned_bytes == b->pinned_bytes &&
+	       a->buffers == b->buffers &&
+	       a->contexts == b->contexts;
+}
+
+/*
+ * Wait until the module-wide gauges stop moving (three equal samples 50 ms
+ * apart, at most @timeout_ms), so that a context of an earlier test still
+ * draining does not disturb a baseline. Fills *@s with the last sample.
+ */
+static inline int rt_settle_module(struct retire *r, struct retire_stats *s,
+				   unsigned int timeout_ms)
+{
+	__u64 end = rt_now_ns() + (__u64)timeout_ms * RT_MS;
+	struct retire_stats prev;
+	int same = 0, ret;
+
+	ret = rt_mstats(r, &prev);
+	if (ret)
+		return ret;
+	while (same < 2 && rt_now_ns() < end) {
+		rt_msleep(50);
+		ret = rt_mstats(r, s);
+		if (ret)
+			return ret;
+		same = rt_gauges_equal(&prev, s) ? same + 1 : 0;
+		prev = *s;
+	}
+	*s = prev;
+	return 0;
+}
+
+/* ---- data --------------------------------------------------------------- */
+
+/* the checksum the sim engine returns for a DEV_READ range */
+static inline __u64 rt_fnv1a64(const void *p, size_t len)
+{
+	const unsigned char *b = p;
+	__u64 h = 0xcbf29ce484222325ULL;
+	size_t i;
+
+	for (i = 0; i < len; i++) {
+		h ^= b[i];
+		h *= 0x100000001b3ULL;
+	}
+	return h;
+}
+
+/* index of the first byte of @p[0..len) that is not the DEV_WRITE pattern
+ * of @user_data, or -1 */
+static inline long rt_check_pattern(const void *p, size_t len,
+				    __u64 user_data)
+{
+	const unsigned char *b = p;
+	size_t i;
+
+	for (i = 0; i < len; i++)
+		if (b[i] != (unsigned char)(user_data + i))
+			return (long)i;
+	return -1;
+}
+
+/* index of the first byte of @p[0..len) that is not @c, or -1 */
+static inline long rt_check_fill(const void *p, size_t len, unsigned char c)
+{
+	const unsigned char *b = p;
+	size_t i;
+
+	for (i = 0; i < len; i++)
+		if (b[i] != c)
+			return (long)i;
+	return -1;
+}
+
+/* ---- /proc and /sys ----------------------------------------------------- */
+
+/* a counter of /proc/vmstat, or -1 */
+static inline long long rt_vmstat(const char *name)
+{
+	char key[128];
+	long long v, found = -1;
+	FILE *f = fopen("/proc/vmstat", "r");
+
+	if (!f)
+		return -1;
+	while (fscanf(f, "%127s %lld", key, &v) == 2) {
+		if (!strcmp(key, name)) {
+			found = v;
+			break;
+		}
+	}
+	fclose(f);
+	return found;
+}
+
+/*
+ * Fold every CPU's pending vmstat deltas into the global counters: without
+ * it /proc/vmstat lags by up to a per-CPU threshold.
+ */
+static inline void rt_vmstat_refresh(void)
+{
+	int fd = open("/proc/sys/vm/stat_refresh", O_WRONLY);
+
+	if (fd < 0)
+		return;
+	if (write(fd, "1", 1) < 0) {
+		/* best effort: the counters then lag as they would anyway */
+	}
+	close(fd);
+}
+
+/*
+ * Pages pinned system-wide (FOLL_PIN acquired minus released), or
+ * LLONG_MIN if the kernel does not count them. Read until two reads agree,
+ * to ride out a pin of someone else in flight.
+ */
+static inline long long rt_foll_pins(void)
+{
+	long long a, r, prev = -1, cur;
+	int i;
+
+	for (i = 0; i < 10; i++) {
+		rt_vmstat_refresh();
+		a = rt_vmstat("nr_foll_pin_acquired");
+		r = rt_vmstat("nr_foll_pin_released");
+		if (a < 0 || r < 0)
+			return LLONG_MIN;
+		cur = a - r;
+		if (cur == prev)
+			return cur;
+		prev = cur;
+		rt_msleep(5);
+	}
+	return prev;
+}
+
+static inline int rt_have_foll_pins(void)
+{
+	return rt_vmstat("nr_foll_pin_acquired") >= 0;
+}
+
+/* VmLck of this process in kB, or -1 */
+static inline long rt_vmlck_kb(void)
+{
+	char line[256];
+	long v = -1;
+	FILE *f = fopen("/proc/self/status", "r");
+
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "VmLck: %ld kB", &v) == 1)
+			break;
+	fclose(f);
+	return v;
+}
+
+/* a number in a one-line file, or -1 */
+static inline long rt_read_long(const char *path)
+{
+	long v = -1;
+	FILE *f = fopen(path, "r");
+
+	if (!f)
+		return -1;
+	if (fscanf(f, "%ld", &v) != 1)
+		v = -1;
+	fclose(f);
+	return v;
+}
+
+/* ---- a deterministic PRNG ----------------------------------------------- */
+
+static inline __u64 rt_xorshift64(__u64 *s)
+{
+	__u64 x = *s;
+
+	x ^= x << 13;
+	x ^= x >> 7;
+	x ^= x << 17;
+	*s = x;
+	return x;
+}
+
+/* uniform enough in [0, n) for a test */
+static inline unsigned int rt_rand(__u64 *s, unsigned int n)
+{
+	return n ? (unsigned int)(rt_xorshift64(s) % n) : 0;
+}
+
+#endif /* RETIRE_TEST_H */
