@@ -288,7 +288,7 @@ int retire_run_records(struct retire *r, retire_record_fn fn, void *arg,
 		       unsigned int min_complete, __u64 timeout_ns)
 {
 	struct retire_cqe cqes[RETIRE_RUN_BATCH];
-	int total = 0, n, i, ret;
+	int total = 0, n, i, ret, stop = 0;
 
 	if (!r || !fn)
 		return -EINVAL;
@@ -297,12 +297,18 @@ int retire_run_records(struct retire *r, retire_record_fn fn, void *arg,
 					min_complete, timeout_ns);
 		if (n <= 0)
 			return n < 0 ? n : total;
+		/*
+		 * The kernel has dropped these records: every one reaches
+		 * @fn, even after @fn asked to stop, or it would be lost.
+		 */
 		for (i = 0; i < n; i++) {
 			ret = fn(r, &cqes[i], arg);
-			if (ret)
-				return ret;
+			if (ret && !stop)
+				stop = ret;
 			total++;
 		}
+		if (stop)
+			return stop;
 		/* only the first reap waits */
 		min_complete = 0;
 		timeout_ns = 0;
