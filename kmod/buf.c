@@ -144,7 +144,6 @@ int retire_buf_register(struct retire_ctx *ctx, struct retire_buf_reg *reg)
 {
 	bool user = reg->flags & RETIRE_BUF_F_USER;
 	struct retire_buf_mem m = {};
-	void *chunk = NULL;
 	struct retire_buf *buf;
 	u32 nr_pages;
 	u64 handle;
@@ -170,14 +169,10 @@ int retire_buf_register(struct retire_ctx *ctx, struct retire_buf_reg *reg)
 		return ret;
 
 	mutex_lock(&ctx->buf_mutex);
+	ret = retire_slot_reserve(&ctx->bufs, &ctx->lock, NULL);
 	spin_lock_irq(&ctx->lock);
-	if (retire_slot_need_chunk_locked(&ctx->bufs)) {
-		spin_unlock_irq(&ctx->lock);
-		chunk = retire_slot_chunk_alloc(&ctx->bufs);
-		spin_lock_irq(&ctx->lock);
-		if (chunk)
-			retire_slot_chunk_add_locked(&ctx->bufs, chunk);
-	}
+	if (ret)
+		goto out_unlock;
 	if (user && ctx->stats.v[RETIRE_ST_PINNED_BYTES] + reg->len >
 		    ctx->limits.max_pinned_bytes) {
 		ret = -EDQUOT;

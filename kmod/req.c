@@ -252,36 +252,6 @@ static int retire_sqe_check(const struct retire_sqe *sqe)
 	return 0;
 }
 
-/* a request slot (and its job slot) without allocating under the lock */
-static int retire_req_reserve_slot(struct retire_ctx *ctx)
-{
-	void *rchunk, *jchunk;
-	bool need;
-
-	lockdep_assert_held(&ctx->mutex);
-	spin_lock_irq(&ctx->lock);
-	need = retire_slot_need_chunk_locked(&ctx->reqs);
-	spin_unlock_irq(&ctx->lock);
-	if (!need)
-		return 0;
-
-	rchunk = retire_slot_chunk_alloc(&ctx->reqs);
-	jchunk = retire_slot_chunk_alloc(&ctx->jobs);
-	if (!rchunk || !jchunk) {
-		/* never initialised as slots: nothing to undo but memory */
-		if (rchunk)
-			retire_slot_chunk_free(&ctx->reqs, rchunk);
-		if (jchunk)
-			retire_slot_chunk_free(&ctx->jobs, jchunk);
-		return -ENOMEM;
-	}
-	spin_lock_irq(&ctx->lock);
-	retire_slot_chunk_add_locked(&ctx->jobs, jchunk);
-	retire_slot_chunk_add_locked(&ctx->reqs, rchunk);
-	spin_unlock_irq(&ctx->lock);
-	return 0;
-}
-
 /**
  * retire_submit_one() - admit one request, or refuse it changing nothing
  * @ctx:	the context; the caller holds ctx->mutex
@@ -303,7 +273,7 @@ int retire_submit_one(struct retire_ctx *ctx, struct retire_sqe *sqe)
 	lockdep_assert_held(&ctx->mutex);
 	ret = retire_sqe_check(sqe);
 	if (!ret)
-		ret = retire_req_reserve_slot(ctx);
+		ret = retire_slot_reserve(&ctx->reqs, &ctx->lock, &ctx->jobs);
 
 	spin_lock_irq(&ctx->lock);
 	if (ret)

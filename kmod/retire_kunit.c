@@ -550,16 +550,17 @@ static void retire_slot_wrap_retires_the_slot(struct kunit *test)
 static void retire_slot_lookup_rejects_foreign_handles(struct kunit *test)
 {
 	struct retire_slot_table *t = test->priv;
-	u64 h;
+	u64 h, token, beyond;
 
 	KUNIT_ASSERT_NOT_NULL(test, retire_slot_alloc_locked(t, &h));
 
 	KUNIT_EXPECT_NULL(test, retire_slot_lookup_locked(t, 0));
-	KUNIT_EXPECT_NULL(test, retire_slot_lookup_locked(t,
-		retire_handle_make(RETIRE_KIND_TOKEN, retire_handle_slot(h),
-				   retire_handle_gen(h))));
-	KUNIT_EXPECT_NULL(test, retire_slot_lookup_locked(t,
-		retire_handle_make(RETIRE_KIND_REQ, RETIRE_SLOT_MAX - 1, 1)));
+	token = retire_handle_make(RETIRE_KIND_TOKEN, retire_handle_slot(h),
+				   retire_handle_gen(h));
+	beyond = retire_handle_make(RETIRE_KIND_REQ, RETIRE_SLOT_MAX - 1, 1);
+
+	KUNIT_EXPECT_NULL(test, retire_slot_lookup_locked(t, token));
+	KUNIT_EXPECT_NULL(test, retire_slot_lookup_locked(t, beyond));
 	KUNIT_EXPECT_NULL(test, retire_slot_lookup_locked(t, h + 1));
 	KUNIT_EXPECT_NULL(test, retire_slot_lookup_locked(t, h - 1));
 	KUNIT_EXPECT_NOT_NULL(test, retire_slot_lookup_locked(t, h));

@@ -14,6 +14,7 @@
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/slab.h>
+#include <linux/spinlock.h>
 #include <kunit/visibility.h>
 #include <linux/retire.h>
 
@@ -153,6 +154,50 @@ void retire_slot_chunk_add_locked(struct retire_slot_table *t, void *chunk)
 	}
 }
 EXPORT_SYMBOL_IF_KUNIT(retire_slot_chunk_add_locked);
+
+/**
+ * retire_slot_reserve() - make sure a slot can be had without allocating
+ * @t:		the table
+ * @lock:	the lock protecting it, not held; the caller holds the mutex
+ *		that serializes growth
+ * @shadow:	a table indexed like @t (the engine's job table for the
+ *		requests), grown chunk for chunk with it; or NULL
+ *
+ * Allocates the next chunk outside @lock when no slot is free.
+ *
+ * Return: 0 (a slot is free, or the table is at its maximum: the
+ * allocation then fails and says which bound) or -ENOMEM.
+ */
+int retire_slot_reserve(struct retire_slot_table *t, spinlock_t *lock,
+			struct retire_slot_table *shadow)
+{
+	void *chunk, *schunk = NULL;
+	bool need;
+
+	spin_lock_irq(lock);
+	need = retire_slot_need_chunk_locked(t);
+	spin_unlock_irq(lock);
+	if (!need)
+		return 0;
+
+	chunk = retire_slot_chunk_alloc(t);
+	if (!chunk)
+		return -ENOMEM;
+	if (shadow) {
+		schunk = retire_slot_chunk_alloc(shadow);
+		if (!schunk) {
+			retire_slot_chunk_free(t, chunk);
+			return -ENOMEM;
+		}
+	}
+	spin_lock_irq(lock);
+	if (schunk)
+		retire_slot_chunk_add_locked(shadow, schunk);
+	retire_slot_chunk_add_locked(t, chunk);
+	spin_unlock_irq(lock);
+	return 0;
+}
+EXPORT_SYMBOL_IF_KUNIT(retire_slot_reserve);
 
 /**
  * retire_slot_get() - the object in slot @idx, whatever its state

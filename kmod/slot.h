@@ -3,6 +3,7 @@
 #define _RETIRE_SLOT_H
 
 #include <linux/bits.h>
+#include <linux/spinlock_types.h>
 #include <linux/types.h>
 
 /*
@@ -95,6 +96,8 @@ void *retire_slot_chunk_alloc(struct retire_slot_table *t);
 void retire_slot_chunk_free(struct retire_slot_table *t, void *chunk);
 void retire_slot_chunk_add_locked(struct retire_slot_table *t, void *chunk);
 bool retire_slot_need_chunk_locked(const struct retire_slot_table *t);
+int retire_slot_reserve(struct retire_slot_table *t, spinlock_t *lock,
+			struct retire_slot_table *shadow);
 void *retire_slot_get(const struct retire_slot_table *t, u32 idx);
 void *retire_slot_alloc_locked(struct retire_slot_table *t, u64 *handle);
 void *retire_slot_lookup_locked(const struct retire_slot_table *t, u64 handle);

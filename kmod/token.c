@@ -16,27 +16,6 @@
 #include "stats.h"
 #include "token.h"
 
-/* a free token slot without allocating under the lock */
-static int retire_token_reserve(struct retire_ctx *ctx)
-{
-	void *chunk;
-	bool need;
-
-	lockdep_assert_held(&ctx->mutex);
-	spin_lock_irq(&ctx->lock);
-	need = retire_slot_need_chunk_locked(&ctx->tokens);
-	spin_unlock_irq(&ctx->lock);
-	if (!need)
-		return 0;
-	chunk = retire_slot_chunk_alloc(&ctx->tokens);
-	if (!chunk)
-		return -ENOMEM;
-	spin_lock_irq(&ctx->lock);
-	retire_slot_chunk_add_locked(&ctx->tokens, chunk);
-	spin_unlock_irq(&ctx->lock);
-	return 0;
-}
-
 /* the reason a token slot could not be had */
 static int retire_token_full(const struct retire_ctx *ctx)
 {
@@ -75,7 +54,8 @@ int retire_token_borrow(struct retire_ctx *ctx, u64 req_handle, u64 *token)
 	struct retire_req *req;
 	int ret;
 
-	ret = retire_token_reserve(ctx);
+	lockdep_assert_held(&ctx->mutex);
+	ret = retire_slot_reserve(&ctx->tokens, &ctx->lock, NULL);
 	spin_lock_irq(&ctx->lock);
 	req = retire_slot_lookup_locked(&ctx->reqs, req_handle);
 	if (!req) {
@@ -148,7 +128,8 @@ int retire_token_handoff(struct retire_ctx *ctx, u64 token, u64 *new_token)
 	struct retire_token *old, *tok;
 	int ret;
 
-	ret = retire_token_reserve(ctx);
+	lockdep_assert_held(&ctx->mutex);
+	ret = retire_slot_reserve(&ctx->tokens, &ctx->lock, NULL);
 	spin_lock_irq(&ctx->lock);
 	old = retire_slot_lookup_locked(&ctx->tokens, token);
 	if (!old) {

@@ -102,8 +102,10 @@ struct retire_info {
  * Buffer flags (struct retire_buf_reg.flags).
  * Every flag must be listed in RETIRE_BUF_F_ALL.
  */
-/* pin the caller's memory at @addr (FOLL_LONGTERM, charged to
- * RLIMIT_MEMLOCK) instead of allocating pages in the module */
+/*
+ * pin the caller's memory at @addr (FOLL_LONGTERM, charged to
+ * RLIMIT_MEMLOCK) instead of allocating pages in the module
+ */
 #define RETIRE_BUF_F_USER	(1U << 0)
 
 #define RETIRE_BUF_F_ALL	(RETIRE_BUF_F_USER)
@@ -283,8 +285,10 @@ struct retire_token_op {
  * Record flags (struct retire_cqe.flags).
  * Every flag must be listed in RETIRE_CQE_F_ALL.
  */
-/* @result_len, @latency_ns and @checksum are measurements: set only on
- * a completed terminal record */
+/*
+ * @result_len, @latency_ns and @checksum are measurements: set only on a
+ * completed terminal record
+ */
 #define RETIRE_CQE_F_MEASURED		(1U << 0)
 /* the engine still owned the buffer when this record was made */
 #define RETIRE_CQE_F_OUTSTANDING	(1U << 1)
@@ -327,7 +331,10 @@ struct retire_cqe {
 	__u64 reserved;
 };
 
-/* RETIRE_IOC_REAP flags. Every flag must be listed in RETIRE_REAP_F_ALL. */
+/*
+ * RETIRE_IOC_REAP flags.
+ * Every flag must be listed in RETIRE_REAP_F_ALL.
+ */
 /* wait without a bound when @timeout_ns is 0 (else 0 means do not wait) */
 #define RETIRE_REAP_F_WAIT_FOREVER	(1U << 0)
 
@@ -356,8 +363,10 @@ struct retire_reap {
 
 /* ---- statistics --------------------------------------------------------- */
 
-/* log2 buckets of a latency histogram: bucket i counts [2^i, 2^(i+1)) us,
- * bucket 0 also everything under 1 us, the last everything above */
+/*
+ * log2 buckets of a latency histogram: bucket i counts [2^i, 2^(i+1)) us,
+ * bucket 0 also everything under 1 us, the last everything above
+ */
 #define RETIRE_HIST_BUCKETS	24
 
 /*
@@ -390,14 +399,18 @@ struct retire_stats {
 	__u64 pinned_bytes;		/* gauge: user memory pinned */
 	__u64 buffers;			/* gauge: registered buffers */
 	__u64 contexts;			/* gauge, module only: live contexts */
-	__u64 lat_logical[RETIRE_HIST_BUCKETS];	 /* admission -> first of
-						    terminal, timeout, cancel */
-	__u64 lat_cq_wait[RETIRE_HIST_BUCKETS];	 /* terminal -> record read */
-	__u64 lat_physical[RETIRE_HIST_BUCKETS]; /* admission -> retirement */
+	/* admission -> the first of terminal event, timeout, cancel */
+	__u64 lat_logical[RETIRE_HIST_BUCKETS];
+	/* terminal event -> its record read */
+	__u64 lat_cq_wait[RETIRE_HIST_BUCKETS];
+	/* admission -> retirement */
+	__u64 lat_physical[RETIRE_HIST_BUCKETS];
 };
 
-/* RETIRE_IOC_GET_STATS flags. Every flag must be listed in
- * RETIRE_STATS_F_ALL. */
+/*
+ * RETIRE_IOC_GET_STATS flags.
+ * Every flag must be listed in RETIRE_STATS_F_ALL.
+ */
 /* the whole module's counters rather than this context's */
 #define RETIRE_STATS_F_MODULE	(1U << 0)
 
@@ -430,8 +443,10 @@ struct retire_stats_arg {
 #define RETIRE_SIM_F_HANG		(1U << 1)
 /* a cancel may stop a request the engine has started */
 #define RETIRE_SIM_F_CANCEL_RUNNING	(1U << 2)
-/* test only: the engine tries one access outside each request's
- * dev_flags, to prove that such accesses are caught */
+/*
+ * test only: the engine tries one access outside each request's
+ * dev_flags, to prove that such accesses are caught
+ */
 #define RETIRE_SIM_F_VIOLATE		(1U << 3)
 
 #define RETIRE_SIM_F_ALL	(RETIRE_SIM_F_BLOCKED | RETIRE_SIM_F_HANG | \
