@@ -29,21 +29,23 @@
 /* mmap offsets: slot index + 1 in the upper 32 bits, page-aligned */
 #define RETIRE_MMAP_SHIFT	32
 
+/* a buffer's memory, on its way in or out of the table */
 struct retire_buf_mem {
 	struct page **pages;
 	u32 nr_pages;
 	struct mm_struct *mm;
+	bool user;
+	bool dirty;
 };
 
-static void retire_buf_mem_free(struct retire_buf_mem *m, bool user,
-				bool dirty)
+static void retire_buf_mem_free(struct retire_buf_mem *m)
 {
 	u32 i;
 
 	if (!m->pages)
 		return;
-	if (user) {
-		unpin_user_pages_dirty_lock(m->pages, m->nr_pages, dirty);
+	if (m->user) {
+		unpin_user_pages_dirty_lock(m->pages, m->nr_pages, m->dirty);
 		account_locked_vm(m->mm, m->nr_pages, false);
 		mmdrop(m->mm);
 	} else {
@@ -66,7 +68,7 @@ static int retire_buf_mem_alloc(struct retire_buf_mem *m, u32 nr_pages)
 		m->pages[i] = alloc_page(GFP_KERNEL_ACCOUNT | __GFP_ZERO);
 		if (!m->pages[i]) {
 			m->nr_pages = i;
-			retire_buf_mem_free(m, false, false);
+			retire_buf_mem_free(m);
 			return -ENOMEM;
 		}
 	}
@@ -115,7 +117,7 @@ out_free:
 
 static int retire_buf_reg_check(const struct retire_buf_reg *reg)
 {
-	if (reg->flags & ~RETIRE_BUF_F_ALL || reg->pad ||
+	if (reg->flags & ~RETIRE_BUF_F_ALL || reg->evicted ||
 	    memchr_inv(reg->reserved, 0, sizeof(reg->reserved)))
 		return -EINVAL;
 	if (!reg->len || !PAGE_ALIGNED(reg->len) ||
@@ -130,22 +132,113 @@ static int retire_buf_reg_check(const struct retire_buf_reg *reg)
 	return 0;
 }
 
+/* bytes the pool could give back: every FREE module-allocated buffer */
+static u64 retire_pool_reclaimable_locked(struct retire_ctx *ctx)
+{
+	u64 bytes = 0;
+	u32 idx;
+
+	lockdep_assert_held(&ctx->lock);
+	for (idx = 0; idx < ctx->bufs.nr; idx++) {
+		struct retire_buf *b = retire_slot_get(&ctx->bufs, idx);
+
+		if (b->slot.live && !b->user && b->state == RETIRE_BUF_FREE)
+			bytes += b->len;
+	}
+	return bytes;
+}
+
+/* take a FREE buffer out of the table; its memory goes to @m */
+static void retire_buf_remove_locked(struct retire_ctx *ctx,
+				     struct retire_buf *buf,
+				     struct retire_buf_mem *m)
+{
+	lockdep_assert_held(&ctx->lock);
+	*m = (struct retire_buf_mem) {
+		.pages = buf->pages,
+		.nr_pages = buf->nr_pages,
+		.mm = buf->mm,
+		.user = buf->user,
+		.dirty = buf->dev_wrote,
+	};
+	retire_stat_add(&ctx->stats, RETIRE_ST_BUFFERS, -1);
+	retire_stat_add(&ctx->stats, buf->user ? RETIRE_ST_PINNED_BYTES :
+						 RETIRE_ST_POOL_BYTES,
+			-(s64)buf->len);
+	buf->pages = NULL;
+	buf->mm = NULL;
+	retire_slot_kill_locked(&ctx->bufs, &buf->slot);
+	retire_slot_release_locked(&ctx->bufs, &buf->slot,
+				   retire_handle_slot(buf->handle));
+}
+
+/*
+ * Evict least-recently-used FREE module buffers until @need bytes are
+ * back, all or nothing: the reclaimable bytes are counted first, and if
+ * they do not suffice nothing is touched. Attached, held (borrowed) and
+ * quarantined buffers are never candidates. Their memory lands in @out
+ * (room for every buffer), freed by the caller outside the lock.
+ */
+static int retire_pool_evict_locked(struct retire_ctx *ctx, u64 need,
+				    struct retire_buf_mem *out, u32 *nr_out)
+{
+	u32 idx, n = 0;
+
+	lockdep_assert_held(&ctx->lock);
+	if (retire_pool_reclaimable_locked(ctx) < need)
+		return -ENOSPC;
+	while (need) {
+		struct retire_buf *lru = NULL;
+
+		for (idx = 0; idx < ctx->bufs.nr; idx++) {
+			struct retire_buf *b = retire_slot_get(&ctx->bufs, idx);
+
+			if (b->slot.live && !b->user &&
+			    b->state == RETIRE_BUF_FREE &&
+			    (!lru || b->last_used < lru->last_used))
+				lru = b;
+		}
+		if (WARN_ON_ONCE(!lru))
+			break;
+		need -= min(need, lru->len);
+		retire_buf_remove_locked(ctx, lru, &out[n++]);
+		retire_stat_inc(&ctx->stats, RETIRE_ST_EVICTED);
+	}
+	*nr_out = n;
+	return 0;
+}
+
+/* bytes over the pool's budget if @len more were registered */
+static u64 retire_pool_excess_locked(struct retire_ctx *ctx, u64 len)
+{
+	u64 used = ctx->stats.v[RETIRE_ST_POOL_BYTES] + len;
+
+	lockdep_assert_held(&ctx->lock);
+	return used > ctx->limits.max_pool_bytes ?
+	       used - ctx->limits.max_pool_bytes : 0;
+}
+
 /**
  * retire_buf_register() - register a buffer with a context
  * @ctx:	the context
- * @reg:	the caller's request; @reg->handle and @reg->mmap_offset are
- *		filled on success
+ * @reg:	the caller's request; @reg->handle, @reg->mmap_offset and
+ *		@reg->evicted are filled on success
+ *
+ * A module-allocated buffer past the pool's budget first evicts least
+ * recently used FREE module buffers (see retire_pool_evict_locked()).
  *
  * Return: 0; -EINVAL for a bad argument; -EFAULT if user memory cannot be
  * pinned; -ENOMEM (also over RLIMIT_MEMLOCK); -EDQUOT over the context's
- * pinned-bytes limit; -ENOSPC when the context holds max_buffers.
+ * pinned-bytes limit; -ENOSPC when even eviction cannot fit it in the
+ * pool; -EMFILE when the context holds max_buffers. Each bound refusal is
+ * counted and changes nothing else.
  */
 int retire_buf_register(struct retire_ctx *ctx, struct retire_buf_reg *reg)
 {
 	bool user = reg->flags & RETIRE_BUF_F_USER;
-	struct retire_buf_mem m = {};
+	struct retire_buf_mem m = {}, *evict = NULL;
+	u32 nr_evict = 0, i, nr_pages;
 	struct retire_buf *buf;
-	u32 nr_pages;
 	u64 handle;
 	int ret;
 
@@ -159,28 +252,54 @@ int retire_buf_register(struct retire_ctx *ctx, struct retire_buf_reg *reg)
 		ret = ctx->stats.v[RETIRE_ST_PINNED_BYTES] + reg->len >
 		      ctx->limits.max_pinned_bytes ? -EDQUOT : 0;
 		spin_unlock_irq(&ctx->lock);
-		if (ret)
-			return ret;
-		ret = retire_buf_mem_pin(&m, reg->addr, nr_pages);
+		if (!ret)
+			ret = retire_buf_mem_pin(&m, reg->addr, nr_pages);
 	} else {
 		ret = retire_buf_mem_alloc(&m, nr_pages);
+	}
+	if (ret == -EDQUOT) {
+		spin_lock_irq(&ctx->lock);
+		retire_stat_inc(&ctx->stats, RETIRE_ST_REFUSED_PINNED);
+		spin_unlock_irq(&ctx->lock);
 	}
 	if (ret)
 		return ret;
 
 	mutex_lock(&ctx->buf_mutex);
 	ret = retire_slot_reserve(&ctx->bufs, &ctx->lock, NULL);
+	if (!ret && !user) {
+		/* room to hand back every buffer, allocated before the lock */
+		evict = kvcalloc(ctx->limits.max_buffers, sizeof(*evict),
+				 GFP_KERNEL);
+		if (!evict)
+			ret = -ENOMEM;
+	}
 	spin_lock_irq(&ctx->lock);
 	if (ret)
 		goto out_unlock;
+	if (ctx->stats.v[RETIRE_ST_BUFFERS] >= ctx->limits.max_buffers) {
+		retire_stat_inc(&ctx->stats, RETIRE_ST_REFUSED_BUFFERS);
+		ret = -EMFILE;
+		goto out_unlock;
+	}
 	if (user && ctx->stats.v[RETIRE_ST_PINNED_BYTES] + reg->len >
 		    ctx->limits.max_pinned_bytes) {
+		retire_stat_inc(&ctx->stats, RETIRE_ST_REFUSED_PINNED);
 		ret = -EDQUOT;
 		goto out_unlock;
 	}
+	if (!user && retire_pool_excess_locked(ctx, reg->len)) {
+		ret = retire_pool_evict_locked(ctx,
+					       retire_pool_excess_locked(ctx, reg->len),
+					       evict, &nr_evict);
+		if (ret) {
+			retire_stat_inc(&ctx->stats, RETIRE_ST_REFUSED_POOL);
+			goto out_unlock;
+		}
+	}
 	buf = retire_slot_alloc_locked(&ctx->bufs, &handle);
-	if (!buf) {
-		ret = ctx->bufs.nr < ctx->bufs.max ? -ENOMEM : -ENOSPC;
+	if (WARN_ON_ONCE(!buf)) {
+		ret = -ENOMEM;
 		goto out_unlock;
 	}
 	buf->handle = handle;
@@ -191,13 +310,18 @@ int retire_buf_register(struct retire_ctx *ctx, struct retire_buf_reg *reg)
 	buf->dev_wrote = false;
 	buf->pages = m.pages;
 	buf->mm = m.mm;
+	buf->last_used = ++ctx->lru_tick;
 	retire_stat_inc(&ctx->stats, RETIRE_ST_BUFFERS);
-	if (user)
-		retire_stat_add(&ctx->stats, RETIRE_ST_PINNED_BYTES, reg->len);
+	retire_stat_add(&ctx->stats, user ? RETIRE_ST_PINNED_BYTES :
+					    RETIRE_ST_POOL_BYTES, reg->len);
 	spin_unlock_irq(&ctx->lock);
 	mutex_unlock(&ctx->buf_mutex);
 
+	for (i = 0; i < nr_evict; i++)
+		retire_buf_mem_free(&evict[i]);
+	kvfree(evict);
 	reg->handle = handle;
+	reg->evicted = nr_evict;
 	reg->mmap_offset = user ? 0 :
 		(u64)(retire_handle_slot(handle) + 1) << RETIRE_MMAP_SHIFT;
 	return 0;
@@ -205,7 +329,9 @@ int retire_buf_register(struct retire_ctx *ctx, struct retire_buf_reg *reg)
 out_unlock:
 	spin_unlock_irq(&ctx->lock);
 	mutex_unlock(&ctx->buf_mutex);
-	retire_buf_mem_free(&m, user, false);
+	kvfree(evict);
+	m.user = user;
+	retire_buf_mem_free(&m);
 	return ret;
 }
 EXPORT_SYMBOL_IF_KUNIT(retire_buf_register);
@@ -222,43 +348,27 @@ int retire_buf_unregister(struct retire_ctx *ctx, u64 handle)
 {
 	struct retire_buf_mem m;
 	struct retire_buf *buf;
-	bool user, dirty;
+	int ret = 0;
 
 	mutex_lock(&ctx->buf_mutex);
 	spin_lock_irq(&ctx->lock);
 	buf = retire_slot_lookup_locked(&ctx->bufs, handle);
 	if (!buf) {
 		retire_stat_inc(&ctx->stats, RETIRE_ST_STALE_USER);
-		spin_unlock_irq(&ctx->lock);
-		mutex_unlock(&ctx->buf_mutex);
-		return -ENOENT;
+		ret = -ENOENT;
+	} else if (buf->state != RETIRE_BUF_FREE) {
+		/* attached, held or quarantined: still in someone's hands */
+		ret = -EBUSY;
+	} else {
+		retire_buf_remove_locked(ctx, buf, &m);
 	}
-	if (buf->state != RETIRE_BUF_FREE) {
-		spin_unlock_irq(&ctx->lock);
-		mutex_unlock(&ctx->buf_mutex);
-		return -EBUSY;
-	}
-	m = (struct retire_buf_mem) {
-		.pages = buf->pages,
-		.nr_pages = buf->nr_pages,
-		.mm = buf->mm,
-	};
-	user = buf->user;
-	dirty = buf->dev_wrote;
-	retire_stat_add(&ctx->stats, RETIRE_ST_BUFFERS, -1);
-	if (user)
-		retire_stat_add(&ctx->stats, RETIRE_ST_PINNED_BYTES, -buf->len);
-	buf->pages = NULL;
-	buf->mm = NULL;
-	retire_slot_kill_locked(&ctx->bufs, &buf->slot);
-	retire_slot_release_locked(&ctx->bufs, &buf->slot,
-				   retire_handle_slot(handle));
 	spin_unlock_irq(&ctx->lock);
 	mutex_unlock(&ctx->buf_mutex);
 
 	/* mappings keep their own page references */
-	retire_buf_mem_free(&m, user, dirty);
-	return 0;
+	if (!ret)
+		retire_buf_mem_free(&m);
+	return ret;
 }
 EXPORT_SYMBOL_IF_KUNIT(retire_buf_unregister);
 
@@ -309,26 +419,18 @@ int retire_buf_mmap(struct retire_ctx *ctx, struct vm_area_struct *vma)
  */
 void retire_buf_destroy_all(struct retire_ctx *ctx)
 {
+	struct retire_buf_mem m;
 	u32 idx;
 
 	for (idx = 0; idx < ctx->bufs.nr; idx++) {
 		struct retire_buf *buf = retire_slot_get(&ctx->bufs, idx);
-		struct retire_buf_mem m = {
-			.pages = buf->pages,
-			.nr_pages = buf->nr_pages,
-			.mm = buf->mm,
-		};
 
 		if (!buf->slot.live)
 			continue;
 		WARN_ON_ONCE(buf->state != RETIRE_BUF_FREE);
-		retire_stat_add(&ctx->stats, RETIRE_ST_BUFFERS, -1);
-		if (buf->user)
-			retire_stat_add(&ctx->stats, RETIRE_ST_PINNED_BYTES,
-					-buf->len);
-		retire_buf_mem_free(&m, buf->user, buf->dev_wrote);
-		buf->pages = NULL;
-		retire_slot_kill_locked(&ctx->bufs, &buf->slot);
-		retire_slot_release_locked(&ctx->bufs, &buf->slot, idx);
+		spin_lock_irq(&ctx->lock);
+		retire_buf_remove_locked(ctx, buf, &m);
+		spin_unlock_irq(&ctx->lock);
+		retire_buf_mem_free(&m);
 	}
 }

@@ -17,6 +17,7 @@ enum retire_buf_state {
 	RETIRE_BUF_FREE,	/* in the pool: may be attached or unregistered */
 	RETIRE_BUF_ATTACHED,	/* a request's device may still access it */
 	RETIRE_BUF_HELD,	/* device done; record or borrows outstanding */
+	RETIRE_BUF_QUARANTINED,	/* the device may still touch it: until reset */
 };
 
 /**
@@ -30,6 +31,7 @@ enum retire_buf_state {
  * @dev_wrote:	a device wrote it: user pages are dirtied on unpin
  * @pages:	the pages; valid while the buffer is registered
  * @mm:		user memory: the mm charged for it, uncharged on the same
+ * @last_used:	the pool's recency: registration, attach, borrow
  */
 struct retire_buf {
 	struct retire_slot slot;
@@ -41,6 +43,7 @@ struct retire_buf {
 	bool dev_wrote;
 	struct page **pages;
 	struct mm_struct *mm;
+	u64 last_used;
 };
 
 int retire_buf_register(struct retire_ctx *ctx, struct retire_buf_reg *reg);

@@ -48,14 +48,44 @@ static enum hrtimer_restart retire_deadline_fire(struct hrtimer *t)
 	return HRTIMER_NORESTART;
 }
 
+static enum hrtimer_restart retire_watchdog_fire(struct hrtimer *t)
+{
+	struct retire_req *req = container_of(t, struct retire_req, watchdog);
+	struct retire_ctx *ctx = req->ctx;
+	unsigned long flags;
+
+	/* the same incarnation argument as retire_deadline_fire() */
+	spin_lock_irqsave(&ctx->lock, flags);
+	if (req->state == RETIRE_REQ_ACTIVE)
+		retire_req_quarantine_locked(ctx, req);
+	spin_unlock_irqrestore(&ctx->lock, flags);
+	return HRTIMER_NORESTART;
+}
+
 /**
- * retire_deadline_init() - one-time set-up of a request slot's timer
+ * retire_deadline_init() - one-time set-up of a request slot's timers
  * @req: the request slot
  */
 void retire_deadline_init(struct retire_req *req)
 {
 	hrtimer_init(&req->deadline, CLOCK_MONOTONIC, HRTIMER_MODE_REL);
 	req->deadline.function = retire_deadline_fire;
+	hrtimer_init(&req->watchdog, CLOCK_MONOTONIC, HRTIMER_MODE_REL);
+	req->watchdog.function = retire_watchdog_fire;
+}
+
+/**
+ * retire_watchdog_arm() - start the watchdog of a request going active
+ * @req: the request; the caller holds its context's lock
+ *
+ * Past it, the device's silence is no longer evidence of progress: the
+ * request is quarantined (retire_req_quarantine_locked()).
+ */
+void retire_watchdog_arm(struct retire_req *req)
+{
+	lockdep_assert_held(&req->ctx->lock);
+	hrtimer_start(&req->watchdog, ns_to_ktime(req->ctx->limits.watchdog_ns),
+		      HRTIMER_MODE_REL);
 }
 
 /**

@@ -322,13 +322,14 @@ static long retire_ioctl_sim_config(unsigned int cmd, void __user *uarg)
 	ret = retire_arg_copy_in(&cfg, sizeof(cfg), sizeof(cfg), cmd, uarg);
 	if (ret)
 		return ret;
-	if (cfg.pad || !retire_reserved_zero(cfg.reserved,
-					     sizeof(cfg.reserved)))
+	if (!retire_reserved_zero(cfg.reserved, sizeof(cfg.reserved)))
 		return -EINVAL;
 	switch (cfg.op) {
 	case RETIRE_SIM_GET:
 		if (cfg.flags || cfg.latency_ns || cfg.tick_ns ||
-		    cfg.bytes_per_tick || cfg.fail_every || cfg.seed)
+		    cfg.bytes_per_tick || cfg.fail_every ||
+		    cfg.fail_submit_every || cfg.seed || cfg.rate_bps ||
+		    cfg.burst_bytes)
 			return -EINVAL;
 		retire_sim_get_config(&cfg);
 		return retire_arg_copy_out(uarg, cmd, &cfg, sizeof(cfg));
@@ -371,6 +372,48 @@ static long retire_ioctl_sim_inject(struct retire_ctx *ctx, unsigned int cmd,
 	return -ENOENT;
 }
 
+static long retire_ioctl_limits(struct retire_ctx *ctx, unsigned int cmd,
+				void __user *uarg)
+{
+	struct retire_limits_arg a;
+	int ret;
+
+	ret = retire_arg_copy_in(&a, sizeof(a), sizeof(a), cmd, uarg);
+	if (ret)
+		return ret;
+	if (a.flags || !retire_reserved_zero(a.reserved, sizeof(a.reserved)))
+		return -EINVAL;
+	switch (a.op) {
+	case RETIRE_LIMITS_GET:
+		spin_lock_irq(&ctx->lock);
+		a.limits = ctx->limits;
+		spin_unlock_irq(&ctx->lock);
+		return retire_arg_copy_out(uarg, cmd, &a, sizeof(a));
+	case RETIRE_LIMITS_SET:
+		return retire_ctx_set_limits(ctx, &a.limits);
+	default:
+		return -EINVAL;
+	}
+}
+
+static long retire_ioctl_epoch(struct retire_ctx *ctx, unsigned int cmd,
+			       void __user *uarg)
+{
+	struct retire_epoch_arg a;
+	int ret;
+
+	ret = retire_arg_copy_in(&a, sizeof(a), sizeof(a), cmd, uarg);
+	if (ret)
+		return ret;
+	if (a.flags || a.epoch || a.authority ||
+	    !retire_reserved_zero(a.reserved, sizeof(a.reserved)))
+		return -EINVAL;
+	ret = retire_ctx_epoch(ctx, a.op, a.key, &a.epoch, &a.authority);
+	if (ret)
+		return ret;
+	return retire_arg_copy_out(uarg, cmd, &a, sizeof(a));
+}
+
 /*
  * Commands are matched on type, number and direction; the size field is the
  * caller's structure size, which retire_arg_copy_in() negotiates.
@@ -406,6 +449,10 @@ static long retire_ioctl(struct file *file, unsigned int cmd,
 		return retire_ioctl_sim_config(cmd, uarg);
 	if (retire_cmd_is(cmd, RETIRE_IOC_SIM_INJECT))
 		return retire_ioctl_sim_inject(ctx, cmd, uarg);
+	if (retire_cmd_is(cmd, RETIRE_IOC_LIMITS))
+		return retire_ioctl_limits(ctx, cmd, uarg);
+	if (retire_cmd_is(cmd, RETIRE_IOC_EPOCH))
+		return retire_ioctl_epoch(ctx, cmd, uarg);
 
 	if (retire_cmd_is(cmd, RETIRE_IOC_BUF_UNREGISTER) ||
 	    retire_cmd_is(cmd, RETIRE_IOC_CANCEL) ||

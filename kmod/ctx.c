@@ -27,11 +27,32 @@
 /* the module's workqueue: reapers, context frees and the sim engine */
 struct workqueue_struct *retire_wq;
 
+/* every context, open or draining: an engine reset walks them */
+static LIST_HEAD(retire_ctx_list);
+static DEFINE_MUTEX(retire_ctx_list_mutex);
+
+/**
+ * retire_ctx_for_each() - call @fn on every context
+ * @fn: may sleep; must not free the context
+ */
+void retire_ctx_for_each(void (*fn)(struct retire_ctx *ctx))
+{
+	struct retire_ctx *ctx;
+
+	mutex_lock(&retire_ctx_list_mutex);
+	list_for_each_entry(ctx, &retire_ctx_list, node)
+		fn(ctx);
+	mutex_unlock(&retire_ctx_list_mutex);
+}
+
 static void retire_ctx_free_work(struct work_struct *work)
 {
 	struct retire_ctx *ctx = container_of(work, struct retire_ctx,
 					      free_work);
 
+	mutex_lock(&retire_ctx_list_mutex);
+	list_del(&ctx->node);
+	mutex_unlock(&retire_ctx_list_mutex);
 	cancel_work_sync(&ctx->reap_work);
 	WARN_ON_ONCE(ctx->unretired || !list_empty(&ctx->ready));
 	/* request and job slots wait for their timers and work here */
@@ -87,6 +108,7 @@ struct retire_ctx *retire_ctx_create(const struct retire_engine_ops *engine)
 	retire_caps_get(&ctx->limits);
 	INIT_LIST_HEAD(&ctx->ready);
 	INIT_LIST_HEAD(&ctx->waiting);
+	INIT_LIST_HEAD(&ctx->active_list);
 	init_waitqueue_head(&ctx->waitq);
 	INIT_WORK(&ctx->reap_work, retire_ctx_reap_work);
 	INIT_WORK(&ctx->free_work, retire_ctx_free_work);
@@ -117,6 +139,9 @@ struct retire_ctx *retire_ctx_create(const struct retire_engine_ops *engine)
 
 	__module_get(THIS_MODULE);
 	retire_stat_add(NULL, RETIRE_ST_CONTEXTS, 1);
+	mutex_lock(&retire_ctx_list_mutex);
+	list_add_tail(&ctx->node, &retire_ctx_list);
+	mutex_unlock(&retire_ctx_list_mutex);
 	return ctx;
 
 out_jobs:
@@ -196,6 +221,7 @@ void retire_ctx_release(struct retire_ctx *ctx)
 		req->cancel_requested = true;
 		retire_req_terminate_locked(ctx, req, &cancelled);
 	}
+	/* quarantined requests stay so: only an engine reset frees them */
 	for (idx = 0; idx < ctx->reqs.nr; idx++) {
 		req = retire_slot_get(&ctx->reqs, idx);
 		if (!req->slot.live || req->state != RETIRE_REQ_TERMINATED)
@@ -210,6 +236,106 @@ void retire_ctx_release(struct retire_ctx *ctx)
 	mutex_unlock(&ctx->mutex);
 }
 EXPORT_SYMBOL_IF_KUNIT(retire_ctx_release);
+
+/**
+ * retire_ctx_set_limits() - the owner sets its context's bounds
+ * @ctx:	the context
+ * @l:		the new limits
+ *
+ * All or nothing. Refused while it would leave the context above a new
+ * bound: shrinking below what is in use is refused always, not only while
+ * outstanding work or quarantine makes it unsafe (the stricter rule).
+ *
+ * Return: 0; -EINVAL for a zero field (max_pinned_bytes may be 0), a field
+ * above the module cap, or max_active_per_key > max_active; -EBUSY for a
+ * field below current use.
+ */
+int retire_ctx_set_limits(struct retire_ctx *ctx, const struct retire_limits *l)
+{
+	const u64 *st = ctx->stats.v;
+	struct retire_limits caps;
+	int ret = 0;
+
+	retire_caps_get(&caps);
+	if (!l->max_unretired || !l->max_active || !l->max_active_per_key ||
+	    !l->max_waiting || !l->max_tokens || !l->max_buffers ||
+	    !l->max_reserved_bytes || !l->max_pool_bytes || !l->watchdog_ns ||
+	    l->max_unretired > caps.max_unretired ||
+	    l->max_active > caps.max_active ||
+	    l->max_active_per_key > caps.max_active_per_key ||
+	    l->max_waiting > caps.max_waiting ||
+	    l->max_tokens > caps.max_tokens ||
+	    l->max_buffers > caps.max_buffers ||
+	    l->max_reserved_bytes > caps.max_reserved_bytes ||
+	    l->max_pinned_bytes > caps.max_pinned_bytes ||
+	    l->max_pool_bytes > caps.max_pool_bytes ||
+	    l->watchdog_ns > caps.watchdog_ns ||
+	    l->max_active_per_key > l->max_active)
+		return -EINVAL;
+
+	mutex_lock(&ctx->buf_mutex);
+	spin_lock_irq(&ctx->lock);
+	if (ctx->unretired > l->max_unretired ||
+	    ctx->active > l->max_active ||
+	    ctx->waiting_nr > l->max_waiting ||
+	    st[RETIRE_ST_TOKENS_OUT] > l->max_tokens ||
+	    st[RETIRE_ST_BUFFERS] > l->max_buffers ||
+	    ctx->reserved_bytes > l->max_reserved_bytes ||
+	    st[RETIRE_ST_PINNED_BYTES] > l->max_pinned_bytes ||
+	    st[RETIRE_ST_POOL_BYTES] > l->max_pool_bytes)
+		ret = -EBUSY;
+	else
+		ctx->limits = *l;
+	spin_unlock_irq(&ctx->lock);
+	mutex_unlock(&ctx->buf_mutex);
+	return ret;
+}
+EXPORT_SYMBOL_IF_KUNIT(retire_ctx_set_limits);
+
+/**
+ * retire_ctx_epoch() - read or change intent for the publication predicate
+ * @ctx:	the context
+ * @op:		RETIRE_EPOCH_GET, _BUMP or _REVOKE
+ * @key:	the key (0 for REVOKE)
+ * @epoch:	the key's epoch afterwards
+ * @authority:	the context's authority afterwards
+ *
+ * Return: 0; -EINVAL for an unknown op or a key with REVOKE; -ENOSPC to
+ * bump a key when RETIRE_EPOCH_KEYS keys are already tracked.
+ */
+int retire_ctx_epoch(struct retire_ctx *ctx, u32 op, u64 key, u64 *epoch,
+		     u64 *authority)
+{
+	int ret = 0;
+	u32 i;
+
+	if (op > RETIRE_EPOCH_REVOKE || (op == RETIRE_EPOCH_REVOKE && key))
+		return -EINVAL;
+	spin_lock_irq(&ctx->lock);
+	if (op == RETIRE_EPOCH_REVOKE) {
+		ctx->authority++;
+	} else if (op == RETIRE_EPOCH_BUMP) {
+		for (i = 0; i < ctx->nr_epochs; i++)
+			if (ctx->epochs[i].key == key)
+				break;
+		if (i == ctx->nr_epochs) {
+			if (i == RETIRE_EPOCH_KEYS) {
+				ret = -ENOSPC;
+				goto out;
+			}
+			ctx->epochs[i].key = key;
+			ctx->epochs[i].epoch = 0;
+			ctx->nr_epochs++;
+		}
+		ctx->epochs[i].epoch++;
+	}
+	*epoch = retire_epoch_of_locked(ctx, key);
+	*authority = ctx->authority;
+out:
+	spin_unlock_irq(&ctx->lock);
+	return ret;
+}
+EXPORT_SYMBOL_IF_KUNIT(retire_ctx_epoch);
 
 /**
  * retire_ctx_init() - create the module's workqueue

@@ -36,7 +36,15 @@ struct retire_engine_ops;
  *		ready; the list threads through the requests, so delivery
  *		never allocates and a slow reader loses nothing.
  * @waiting:	admitted requests not yet handed to the engine, FIFO.
+ * @active_list: requests the device holds (per-key counts scan it).
+ * @waiting_nr:	requests on @waiting.
  * @active:	requests the engine holds.
+ * @quarantined: requests in quarantine: admission stops while non-zero.
+ * @epochs:	per-key intent generations (the publication predicate).
+ * @nr_epochs:	keys in @epochs.
+ * @authority:	the authority generation; revoking moves it on.
+ * @lru_tick:	the pool's recency clock.
+ * @node:	on the module's list of contexts (engine resets walk it).
  * @unretired:	admitted requests not yet retired.
  * @reserved_bytes: bytes reserved by unretired requests.
  * @closed:	the file is gone: the reaper consumes every record.
@@ -59,7 +67,18 @@ struct retire_ctx {
 	struct retire_slot_table tokens;	/* protected by @lock */
 	struct list_head ready;		/* protected by @lock */
 	struct list_head waiting;	/* protected by @lock */
+	struct list_head active_list;	/* protected by @lock */
+	u32 waiting_nr;			/* protected by @lock */
 	u32 active;			/* protected by @lock */
+	u32 quarantined;		/* protected by @lock */
+	struct {
+		u64 key;
+		u64 epoch;
+	} epochs[RETIRE_EPOCH_KEYS];	/* protected by @lock */
+	u32 nr_epochs;			/* protected by @lock */
+	u64 authority;			/* protected by @lock */
+	u64 lru_tick;			/* protected by @lock */
+	struct list_head node;		/* protected by retire_ctx_list_mutex */
 	u32 unretired;			/* protected by @lock */
 	u64 reserved_bytes;		/* protected by @lock */
 	bool closed;			/* protected by @lock */
@@ -76,6 +95,11 @@ void retire_ctx_get(struct retire_ctx *ctx);
 void retire_ctx_put(struct retire_ctx *ctx);
 void retire_ctx_release(struct retire_ctx *ctx);
 void retire_ctx_kick_reaper(struct retire_ctx *ctx);
+void retire_ctx_for_each(void (*fn)(struct retire_ctx *ctx));
+int retire_ctx_set_limits(struct retire_ctx *ctx,
+			  const struct retire_limits *l);
+int retire_ctx_epoch(struct retire_ctx *ctx, u32 op, u64 key, u64 *epoch,
+		     u64 *authority);
 int retire_ctx_init(void);
 void retire_ctx_exit(void);
 

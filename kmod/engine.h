@@ -31,12 +31,15 @@ struct retire_engine_work {
  * @error:	0 for success, else the device's -errno (-ECANCELED when it
  *		stopped on a cancel: the outcome is then "cancelled")
  * @cancelled:	the device stopped because it was asked to
+ * @reset:	an engine reset ended it: no access follows, so even a
+ *		quarantined request may retire
  * @transferred: bytes moved
  * @checksum:	FNV-1a-64 of what it read (RETIRE_DEV_READ)
  */
 struct retire_engine_result {
 	int error;
 	bool cancelled;
+	bool reset;
 	u64 transferred;
 	u64 checksum;
 };

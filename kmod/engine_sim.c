@@ -21,6 +21,7 @@
 #include <linux/highmem.h>
 #include <linux/hrtimer.h>
 #include <linux/list.h>
+#include <linux/math64.h>
 #include <linux/spinlock.h>
 #include <linux/wait.h>
 #include <linux/workqueue.h>
@@ -31,6 +32,7 @@
 #include "ctx.h"
 #include "engine.h"
 #include "engine_sim.h"
+#include "req.h"
 #include "stats.h"
 
 #define RETIRE_SIM_DEFAULT_TICK_NS	NSEC_PER_MSEC
@@ -61,6 +63,7 @@ enum retire_sim_state {
  * @hang:	activated while RETIRE_SIM_F_HANG was set
  * @fail:	this activation is one fail_every picked
  * @violate:	attempt one access outside the device-access flags
+ * @bw_node:	in retire_sim.bw_waiters while waiting for bandwidth
  *
  * Everything but @w's buffer contents is protected by retire_sim.lock.
  */
@@ -79,6 +82,7 @@ struct retire_sim_job {
 	bool hang;
 	bool fail;
 	bool violate;
+	struct list_head bw_node;
 };
 
 static struct {
@@ -88,7 +92,121 @@ static struct {
 	struct list_head jobs;		/* protected by @lock */
 	u32 resetting;			/* protected by @lock */
 	wait_queue_head_t reset_wq;
+	u64 submit_attempts;		/* protected by @lock */
+	struct retire_bucket bucket;	/* protected by @lock */
+	struct list_head bw_waiters;	/* protected by @lock, FIFO */
 } retire_sim;
+
+#define RETIRE_SIM_MAX_BURST	(16ULL << 30)
+
+/**
+ * retire_bucket_init() - a full token bucket
+ * @b:		the bucket
+ * @rate:	bytes per second (0: unlimited)
+ * @burst:	depth in bytes, at most 16 GiB
+ * @now:	the time it starts from
+ *
+ * Credit is kept in byte-nanoseconds, so the rate adds exactly rate * dt
+ * with no rounding: bytes taken never exceed burst + rate * t.
+ */
+void retire_bucket_init(struct retire_bucket *b, u64 rate, u64 burst,
+			ktime_t now)
+{
+	b->rate = rate;
+	b->cap = burst * NSEC_PER_SEC;
+	b->credit = b->cap;
+	b->refilled = now;
+}
+EXPORT_SYMBOL_IF_KUNIT(retire_bucket_init);
+
+/* add what the rate earned since the last refill, up to the burst */
+static void retire_bucket_refill(struct retire_bucket *b, ktime_t now)
+{
+	u64 dt = ktime_to_ns(ktime_sub(now, b->refilled));
+	u64 room = b->cap - b->credit;
+
+	b->refilled = now;
+	if (dt > div64_u64(room, b->rate))
+		b->credit = b->cap;
+	else
+		b->credit += b->rate * dt;
+}
+
+/**
+ * retire_bucket_take() - take @n bytes of credit if there is enough
+ * @b:		the bucket
+ * @n:		bytes
+ * @now:	the time
+ *
+ * Return: 0 if taken, else the nanoseconds until there will be enough.
+ */
+u64 retire_bucket_take(struct retire_bucket *b, u64 n, ktime_t now)
+{
+	u64 want = n * NSEC_PER_SEC;
+
+	if (!b->rate)
+		return 0;
+	retire_bucket_refill(b, now);
+	if (b->credit >= want) {
+		b->credit -= want;
+		return 0;
+	}
+	return DIV64_U64_ROUND_UP(want - b->credit, b->rate);
+}
+EXPORT_SYMBOL_IF_KUNIT(retire_bucket_take);
+
+/**
+ * retire_bucket_take_locked() - bandwidth for @n bytes, in turn
+ * @job:	the job asking
+ * @n:		bytes it wants to move
+ * @now:	the time
+ *
+ * Jobs are served in the order they first asked (retire_sim.bw_waiters),
+ * so service rotates among active requests and no job starves another.
+ *
+ * Return: 0 if the bytes may move now (their credit is taken), else the
+ * nanoseconds to wait before asking again.
+ */
+static u64 retire_bucket_take_locked(struct retire_sim_job *job, u64 n,
+				     ktime_t now)
+{
+	struct retire_sim_job *head;
+	u64 wait = 0;
+
+	lockdep_assert_held(&retire_sim.lock);
+	head = list_first_entry_or_null(&retire_sim.bw_waiters,
+					struct retire_sim_job, bw_node);
+	if (!head || head == job) {
+		wait = retire_bucket_take(&retire_sim.bucket, n, now);
+		if (!wait) {
+			list_del_init(&job->bw_node);
+			return 0;
+		}
+	}
+	if (list_empty(&job->bw_node))
+		list_add_tail(&job->bw_node, &retire_sim.bw_waiters);
+	/* not its turn: look again once the head may have gone */
+	return max_t(u64, wait, 100 * NSEC_PER_USEC);
+}
+
+/**
+ * retire_sim_fail_submit() - is this submission attempt one to refuse?
+ *
+ * Every attempt counts in the ordinal, refused ones too (seed 000 §4.1).
+ *
+ * Return: true for every fail_submit_every-th attempt.
+ */
+bool retire_sim_fail_submit(void)
+{
+	bool fail;
+
+	spin_lock_irq(&retire_sim.lock);
+	retire_sim.submit_attempts++;
+	fail = retire_sim.cfg.fail_submit_every &&
+	       !(retire_sim.submit_attempts % retire_sim.cfg.fail_submit_every);
+	spin_unlock_irq(&retire_sim.lock);
+	return fail;
+}
 
 /**
  * retire_sim_fnv1a() - FNV-1a-64 over a byte range
@@ -129,6 +247,16 @@ static bool retire_sim_may(struct retire_sim_job *job, u32 access)
 	return false;
 }
 
+/* bytes the engine moves, counted before they move */
+static void retire_sim_account(struct retire_sim_job *job, u64 n)
+{
+	unsigned long flags;
+
+	spin_lock_irqsave(&job->ctx->lock, flags);
+	retire_stat_add(&job->ctx->stats, RETIRE_ST_ENGINE_BYTES, n);
+	spin_unlock_irqrestore(&job->ctx->lock, flags);
+}
+
 /* move [from, from + n) of the range: read (checksum), then write */
 static void retire_sim_transfer(struct retire_sim_job *job, u64 from, u64 n)
 {
@@ -165,6 +293,7 @@ static void retire_sim_finish(struct retire_sim_job *job,
 	spin_lock_irqsave(&retire_sim.lock, flags);
 	job->state = RETIRE_SIM_IDLE;
 	list_del_init(&job->node);
+	list_del_init(&job->bw_node);
 	if (job->reset && !--retire_sim.resetting)
 		wake_up_all(&retire_sim.reset_wq);
 	spin_unlock_irqrestore(&retire_sim.lock, flags);
@@ -195,6 +324,7 @@ static void retire_sim_work(struct work_struct *work)
 	if (job->reset) {
 		spin_unlock_irq(&retire_sim.lock);
 		res.error = -ECANCELED;
+		res.reset = true;
 		goto finish;
 	}
 	if (job->abort) {
@@ -213,8 +343,18 @@ static void retire_sim_work(struct work_struct *work)
 		spin_unlock_irq(&retire_sim.lock);
 		return;
 	}
+	chunk = min(retire_sim.cfg.bytes_per_tick ?: job->w.len,
+		    job->w.len - job->done);
+	if (!job->fail && !job->violate) {
+		u64 wait = retire_bucket_take_locked(job, chunk, ktime_get());
+
+		if (wait) {
+			retire_sim_arm_locked(job, wait);
+			spin_unlock_irq(&retire_sim.lock);
+			return;
+		}
+	}
 	job->state = RETIRE_SIM_RUNNING;
-	chunk = retire_sim.cfg.bytes_per_tick ?: job->w.len;
 	spin_unlock_irq(&retire_sim.lock);
 
 	if (job->fail) {
@@ -231,7 +371,7 @@ static void retire_sim_work(struct work_struct *work)
 		}
 	}
 
-	chunk = min(chunk, job->w.len - job->done);
+	retire_sim_account(job, chunk);
 	retire_sim_transfer(job, job->done, chunk);
 	job->done += chunk;
 	if (job->done == job->w.len) {
@@ -249,6 +389,7 @@ static void retire_sim_work(struct work_struct *work)
 		res.transferred = job->done;
 		if (reset) {
 			res.error = -ECANCELED;
+			res.reset = true;
 			goto finish;
 		}
 		goto cancelled;
@@ -323,6 +464,7 @@ static bool retire_sim_try_stop(struct retire_ctx *ctx, u32 idx)
 		/* between two transfers: it will never touch the buffer */
 		job->state = RETIRE_SIM_IDLE;
 		list_del_init(&job->node);
+		list_del_init(&job->bw_node);
 		if (job->reset && !--retire_sim.resetting)
 			wake_up_all(&retire_sim.reset_wq);
 		stopped = true;
@@ -349,6 +491,7 @@ static void retire_sim_job_init(void *obj, void *ctx)
 
 	job->ctx = ctx;
 	INIT_LIST_HEAD(&job->node);
+	INIT_LIST_HEAD(&job->bw_node);
 	hrtimer_init(&job->timer, CLOCK_MONOTONIC, HRTIMER_MODE_REL);
 	job->timer.function = retire_sim_timer;
 	INIT_WORK(&job->work, retire_sim_work);
@@ -392,19 +535,32 @@ int retire_sim_get_config(struct retire_sim_config *cfg)
  * retire_sim_set_config() - set the sim engine's knobs
  * @cfg: the new knobs; flags, pad and reserved already checked
  *
- * Takes effect at once for blocked and cancel-while-running, for hang,
- * fail and violate at the next activation.
+ * Takes effect at once for blocked, cancel-while-running and bandwidth
+ * (the token bucket starts full), for hang, fail and violate at the next
+ * activation.
  *
- * Return: 0.
+ * Return: 0, or -EINVAL for a burst over 16 GiB, a rate without a burst,
+ * or a burst smaller than one transfer.
  */
 int retire_sim_set_config(const struct retire_sim_config *cfg)
 {
+	if (cfg->burst_bytes > RETIRE_SIM_MAX_BURST ||
+	    (cfg->rate_bps && !cfg->burst_bytes) ||
+	    (cfg->rate_bps && cfg->bytes_per_tick > cfg->burst_bytes))
+		return -EINVAL;
 	spin_lock_irq(&retire_sim.lock);
 	retire_sim.cfg = *cfg;
 	retire_sim.cfg.op = 0;
+	/* the ordinals count from the new config on */
+	retire_sim.activations = 0;
+	retire_sim.submit_attempts = 0;
+	/* the bucket starts full: B + R * t from now on */
+	retire_bucket_init(&retire_sim.bucket, cfg->rate_bps, cfg->burst_bytes,
+			   ktime_get());
 	spin_unlock_irq(&retire_sim.lock);
 	return 0;
 }
+EXPORT_SYMBOL_IF_KUNIT(retire_sim_set_config);
 
 /**
  * retire_sim_reset() - stop every job; none touches a buffer afterwards
@@ -431,6 +587,8 @@ void retire_sim_reset(void)
 	}
 	spin_unlock_irq(&retire_sim.lock);
 	wait_event(retire_sim.reset_wq, !READ_ONCE(retire_sim.resetting));
+	/* no access follows: quarantined requests may retire now */
+	retire_ctx_for_each(retire_ctx_unquarantine);
 }
 
 /**
@@ -440,5 +598,6 @@ void retire_sim_init(void)
 {
 	spin_lock_init(&retire_sim.lock);
 	INIT_LIST_HEAD(&retire_sim.jobs);
+	INIT_LIST_HEAD(&retire_sim.bw_waiters);
 	init_waitqueue_head(&retire_sim.reset_wq);
 }

@@ -12,6 +12,7 @@
 
 #include <linux/module.h>
 #include <linux/moduleparam.h>
+#include <linux/time64.h>
 
 #include <kunit/visibility.h>
 
@@ -58,6 +59,14 @@ static unsigned long long max_pinned_bytes = 64ULL << 20;
 module_param(max_pinned_bytes, ullong, 0444);
 MODULE_PARM_DESC(max_pinned_bytes, "Cap on user memory pinned per context, in bytes");
 
+static unsigned long long max_pool_bytes = 64ULL << 20;
+module_param(max_pool_bytes, ullong, 0444);
+MODULE_PARM_DESC(max_pool_bytes, "Cap on module-allocated buffer bytes per context");
+
+static unsigned int watchdog_ms = 10000;
+module_param(watchdog_ms, uint, 0444);
+MODULE_PARM_DESC(watchdog_ms, "Longest a device may hold a request before it is quarantined (cap and default)");
+
 /**
  * retire_caps_get() - the module-wide caps on a context's limits
  * @caps: filled with the module parameters
@@ -73,6 +82,8 @@ void retire_caps_get(struct retire_limits *caps)
 		.max_buffers = max_buffers,
 		.max_reserved_bytes = max_reserved_bytes,
 		.max_pinned_bytes = max_pinned_bytes,
+		.max_pool_bytes = max_pool_bytes,
+		.watchdog_ns = (u64)watchdog_ms * NSEC_PER_MSEC,
 	};
 }
 EXPORT_SYMBOL_IF_KUNIT(retire_caps_get);
@@ -101,7 +112,8 @@ static int __init retire_caps_check(void)
 	if (!caps.max_unretired || !caps.max_active ||
 	    !caps.max_active_per_key || !caps.max_waiting ||
 	    !caps.max_tokens || !caps.max_buffers ||
-	    !caps.max_reserved_bytes) {
+	    !caps.max_reserved_bytes || !caps.max_pool_bytes ||
+	    !caps.watchdog_ns) {
 		pr_err("every cap except max_pinned_bytes must be non-zero\n");
 		return -EINVAL;
 	}

@@ -26,6 +26,7 @@
 #include "cancel.h"
 #include "ctx.h"
 #include "engine.h"
+#include "engine_sim.h"
 #include "req.h"
 #include "stats.h"
 
@@ -41,6 +42,7 @@ void retire_req_slot_init(void *obj, void *ctx)
 	req->ctx = ctx;
 	INIT_LIST_HEAD(&req->ready_node);
 	INIT_LIST_HEAD(&req->wait_node);
+	INIT_LIST_HEAD(&req->active_node);
 	retire_deadline_init(req);
 }
 
@@ -53,7 +55,11 @@ void retire_req_slot_fini(void *obj)
 	struct retire_req *req = obj;
 
 	hrtimer_cancel(&req->deadline);
+	hrtimer_cancel(&req->watchdog);
 }
+
+static void retire_req_unquarantine_locked(struct retire_ctx *ctx,
+					   struct retire_req *req);
 
 static u32 retire_req_idx(const struct retire_req *req)
 {
@@ -115,20 +121,44 @@ static void retire_req_activate_locked(struct retire_ctx *ctx,
 	lockdep_assert_held(&ctx->lock);
 	req->state = RETIRE_REQ_ACTIVE;
 	ctx->active++;
+	list_add_tail(&req->active_node, &ctx->active_list);
+	retire_watchdog_arm(req);
 	ctx->engine->start(ctx, retire_req_idx(req), &w);
 }
 
-/* hand waiting requests to the device while it has room, oldest first */
-static void retire_activate_waiting_locked(struct retire_ctx *ctx)
+/* may a request with @key start now? */
+static bool retire_may_activate_locked(struct retire_ctx *ctx, u64 key)
 {
 	struct retire_req *req;
+	u32 same = 0;
 
 	lockdep_assert_held(&ctx->lock);
-	while (ctx->active < ctx->limits.max_active &&
-	       !list_empty(&ctx->waiting)) {
-		req = list_first_entry(&ctx->waiting, struct retire_req,
-				       wait_node);
+	if (ctx->active >= ctx->limits.max_active)
+		return false;
+	/* O(active): bounded by max_active, and allocation-free */
+	list_for_each_entry(req, &ctx->active_list, active_node)
+		if (req->key == key && ++same >= ctx->limits.max_active_per_key)
+			return false;
+	return true;
+}
+
+/*
+ * Hand waiting requests to the device while it has room, oldest first. A
+ * request whose key is saturated is skipped, so it never blocks the keys
+ * behind it.
+ */
+static void retire_activate_waiting_locked(struct retire_ctx *ctx)
+{
+	struct retire_req *req, *tmp;
+
+	lockdep_assert_held(&ctx->lock);
+	list_for_each_entry_safe(req, tmp, &ctx->waiting, wait_node) {
+		if (ctx->active >= ctx->limits.max_active)
+			break;
+		if (!retire_may_activate_locked(ctx, req->key))
+			continue;
 		list_del_init(&req->wait_node);
+		ctx->waiting_nr--;
 		retire_req_activate_locked(ctx, req);
 	}
 }
@@ -148,13 +178,20 @@ void retire_req_terminate_locked(struct retire_ctx *ctx,
 	ktime_t now = ktime_get();
 
 	lockdep_assert_held(&ctx->lock);
-	if (req->state == RETIRE_REQ_ACTIVE)
+	if (req->state == RETIRE_REQ_ACTIVE) {
 		ctx->active--;
-	else
+		list_del_init(&req->active_node);
+	} else {
 		list_del_init(&req->wait_node);
+		ctx->waiting_nr--;
+	}
 	req->state = RETIRE_REQ_TERMINATED;
 	req->t_terminal = now;
-	req->buf->state = RETIRE_BUF_HELD;
+	/* only a reset ends quarantine: the device may not be done */
+	if (req->quarantined && res->reset)
+		retire_req_unquarantine_locked(ctx, req);
+	if (!req->quarantined)
+		req->buf->state = RETIRE_BUF_HELD;
 	if (req->dev_flags & RETIRE_DEV_WRITE && res->transferred)
 		req->buf->dev_wrote = true;
 
@@ -174,8 +211,9 @@ void retire_req_terminate_locked(struct retire_ctx *ctx,
 				res->checksum : 0;
 		retire_stat_inc(&ctx->stats, RETIRE_ST_COMPLETED);
 	}
-	/* a running deadline callback finds TERMINATED and does nothing */
+	/* a running timer callback finds TERMINATED and does nothing */
 	hrtimer_try_to_cancel(&req->deadline);
+	hrtimer_try_to_cancel(&req->watchdog);
 	retire_req_end_logical_locked(ctx, req, now);
 	retire_req_queue_locked(ctx, req, RETIRE_PEND_TERMINAL);
 	retire_activate_waiting_locked(ctx);
@@ -222,7 +260,7 @@ void retire_req_try_retire_locked(struct retire_ctx *ctx,
 {
 	lockdep_assert_held(&ctx->lock);
 	if (req->state != RETIRE_REQ_TERMINATED || !req->consumed ||
-	    req->tokens)
+	    req->tokens || req->quarantined)
 		return;
 
 	req->state = RETIRE_REQ_RETIRED;
@@ -252,59 +290,95 @@ static int retire_sqe_check(const struct retire_sqe *sqe)
 	return 0;
 }
 
+/* a refusal: the entry changed nothing but these counters */
+static int retire_refuse_locked(struct retire_ctx *ctx, int err,
+				enum retire_stat bound)
+{
+	retire_stat_inc(&ctx->stats, RETIRE_ST_REFUSED);
+	if (bound != RETIRE_ST_REFUSED)
+		retire_stat_inc(&ctx->stats, bound);
+	return err;
+}
+
 /**
  * retire_submit_one() - admit one request, or refuse it changing nothing
  * @ctx:	the context; the caller holds ctx->mutex
  * @sqe:	the request; @sqe->handle is set when admitted
  *
- * Return: 0 when admitted; -EINVAL for a bad entry or range; -ENOENT for a
- * stale buffer handle; -EBUSY if the buffer is attached; -ENOSPC at the
- * unretired-request bound; -EDQUOT at the reserved-bytes bound; -EAGAIN
- * when every request slot waits for its RETIRED record to be read;
- * -ENOMEM.
+ * Checks, in order: the injected failure of every Nth attempt (-EIO);
+ * quarantine (-ENOTRECOVERABLE); the entry (-EINVAL); the buffer
+ * (-ENOENT stale, -EINVAL range, -EBUSY attached); the bounds: unretired
+ * requests (-ENOSPC), reserved bytes (-EDQUOT), and, for a request that
+ * would have to wait, waiting requests (-ENOBUFS). -EAGAIN when every
+ * request slot waits for its RETIRED record to be read; -ENOMEM.
+ *
+ * Return: 0 when admitted, else the errno of the bound that refused.
  */
 int retire_submit_one(struct retire_ctx *ctx, struct retire_sqe *sqe)
 {
 	struct retire_buf *buf;
 	struct retire_req *req;
+	bool activate;
 	u64 end, handle;
 	int ret;
 
 	lockdep_assert_held(&ctx->mutex);
+	/* every attempt counts in the ordinal, refused ones too */
+	if (retire_sim_fail_submit()) {
+		spin_lock_irq(&ctx->lock);
+		ret = retire_refuse_locked(ctx, -EIO, RETIRE_ST_REFUSED_INJECTED);
+		spin_unlock_irq(&ctx->lock);
+		return ret;
+	}
 	ret = retire_sqe_check(sqe);
 	if (!ret)
 		ret = retire_slot_reserve(&ctx->reqs, &ctx->lock, &ctx->jobs);
 
 	spin_lock_irq(&ctx->lock);
-	if (ret)
-		goto refuse;
+	if (ctx->quarantined) {
+		ret = retire_refuse_locked(ctx, -ENOTRECOVERABLE,
+					   RETIRE_ST_REFUSED_QUARANTINE);
+		goto out_unlock;
+	}
+	if (ret) {
+		ret = retire_refuse_locked(ctx, ret, RETIRE_ST_REFUSED);
+		goto out_unlock;
+	}
 	buf = retire_slot_lookup_locked(&ctx->bufs, sqe->buf);
 	if (!buf) {
 		retire_stat_inc(&ctx->stats, RETIRE_ST_STALE_USER);
-		ret = -ENOENT;
-		goto refuse;
+		ret = retire_refuse_locked(ctx, -ENOENT, RETIRE_ST_REFUSED);
+		goto out_unlock;
 	}
 	if (check_add_overflow(sqe->offset, sqe->len, &end) ||
 	    end > buf->len) {
-		ret = -EINVAL;
-		goto refuse;
+		ret = retire_refuse_locked(ctx, -EINVAL, RETIRE_ST_REFUSED);
+		goto out_unlock;
 	}
 	if (buf->state != RETIRE_BUF_FREE) {
-		ret = -EBUSY;
-		goto refuse;
+		ret = retire_refuse_locked(ctx, -EBUSY, RETIRE_ST_REFUSED);
+		goto out_unlock;
 	}
 	if (ctx->unretired >= ctx->limits.max_unretired) {
-		ret = -ENOSPC;
-		goto refuse;
+		ret = retire_refuse_locked(ctx, -ENOSPC,
+					   RETIRE_ST_REFUSED_UNRETIRED);
+		goto out_unlock;
 	}
 	if (ctx->reserved_bytes + sqe->len > ctx->limits.max_reserved_bytes) {
-		ret = -EDQUOT;
-		goto refuse;
+		ret = retire_refuse_locked(ctx, -EDQUOT,
+					   RETIRE_ST_REFUSED_RESERVED);
+		goto out_unlock;
+	}
+	activate = retire_may_activate_locked(ctx, sqe->key);
+	if (!activate && ctx->waiting_nr >= ctx->limits.max_waiting) {
+		ret = retire_refuse_locked(ctx, -ENOBUFS,
+					   RETIRE_ST_REFUSED_WAITING);
+		goto out_unlock;
 	}
 	req = retire_slot_alloc_locked(&ctx->reqs, &handle);
 	if (!req) {
-		ret = -EAGAIN;
-		goto refuse;
+		ret = retire_refuse_locked(ctx, -EAGAIN, RETIRE_ST_REFUSED);
+		goto out_unlock;
 	}
 
 	req->handle = handle;
@@ -321,6 +395,7 @@ int retire_submit_one(struct retire_ctx *ctx, struct retire_sqe *sqe)
 	req->logical_done = false;
 	req->terminal_read = false;
 	req->consumed = false;
+	req->quarantined = false;
 	req->tokens = 0;
 	req->outcome = 0;
 	req->error = 0;
@@ -328,8 +403,11 @@ int retire_submit_one(struct retire_ctx *ctx, struct retire_sqe *sqe)
 	req->checksum = 0;
 	req->ack_error = 0;
 	req->ack_flags = 0;
+	req->epoch = retire_epoch_of_locked(ctx, sqe->key);
+	req->authority = ctx->authority;
 	req->t_admit = ktime_get();
 	buf->state = RETIRE_BUF_ATTACHED;
+	buf->last_used = ++ctx->lru_tick;
 	ctx->unretired++;
 	ctx->reserved_bytes += sqe->len;
 	retire_stat_inc(&ctx->stats, RETIRE_ST_ADMITTED);
@@ -337,17 +415,20 @@ int retire_submit_one(struct retire_ctx *ctx, struct retire_sqe *sqe)
 	retire_stat_inc(&ctx->stats, RETIRE_ST_LOGICAL);
 	retire_stat_owned(&ctx->stats, sqe->len);
 
-	req->state = RETIRE_REQ_WAITING;
-	list_add_tail(&req->wait_node, &ctx->waiting);
 	retire_deadline_arm(req);
-	retire_activate_waiting_locked(ctx);
+	if (activate) {
+		retire_req_activate_locked(ctx, req);
+	} else {
+		req->state = RETIRE_REQ_WAITING;
+		list_add_tail(&req->wait_node, &ctx->waiting);
+		ctx->waiting_nr++;
+	}
 	spin_unlock_irq(&ctx->lock);
 
 	sqe->handle = handle;
 	return 0;
 
-refuse:
-	retire_stat_inc(&ctx->stats, RETIRE_ST_REFUSED);
+out_unlock:
 	spin_unlock_irq(&ctx->lock);
 	return ret;
 }
@@ -398,8 +479,110 @@ u32 retire_req_cqe_flags(const struct retire_req *req)
 	       (req->cancel_requested ? RETIRE_CQE_F_CANCEL_REQUESTED : 0);
 }
 
-/* the record for the lowest pending bit; measurements only if completed */
-static u8 retire_req_fill_cqe(const struct retire_req *req,
+/**
+ * retire_epoch_of_locked() - a key's current epoch
+ * @ctx:	the context
+ * @key:	the key
+ *
+ * Return: its epoch; 0 for a key never bumped.
+ */
+u64 retire_epoch_of_locked(const struct retire_ctx *ctx, u64 key)
+{
+	u32 i;
+
+	lockdep_assert_held(&ctx->lock);
+	for (i = 0; i < ctx->nr_epochs; i++)
+		if (ctx->epochs[i].key == key)
+			return ctx->epochs[i].epoch;
+	return 0;
+}
+
+/**
+ * retire_req_publishable_locked() - the publication predicate
+ * @ctx:	the context
+ * @req:	a request whose device succeeded
+ *
+ * Evaluated when the TERMINAL record is delivered, not when the device
+ * finished: intent may have changed in between.
+ *
+ * Return: true if it may be published as completed: no cancel named it,
+ * and its key's epoch and the context's authority are still those it was
+ * admitted under.
+ */
+bool retire_req_publishable_locked(const struct retire_ctx *ctx,
+				   const struct retire_req *req)
+{
+	lockdep_assert_held(&ctx->lock);
+	return !req->cancel_requested &&
+	       req->epoch == retire_epoch_of_locked(ctx, req->key) &&
+	       req->authority == ctx->authority;
+}
+EXPORT_SYMBOL_IF_KUNIT(retire_req_publishable_locked);
+
+/**
+ * retire_req_quarantine_locked() - the device held it past the watchdog
+ * @ctx:	the context
+ * @req:	an ACTIVE request
+ *
+ * Termination cannot be proven: the outcome is unknown, the buffer is
+ * quarantined (never freed or reused, still owned) and admission stops for
+ * the whole context until an engine reset guarantees no further access.
+ */
+void retire_req_quarantine_locked(struct retire_ctx *ctx,
+				  struct retire_req *req)
+{
+	lockdep_assert_held(&ctx->lock);
+	if (req->quarantined || req->state != RETIRE_REQ_ACTIVE)
+		return;
+	req->quarantined = true;
+	req->buf->state = RETIRE_BUF_QUARANTINED;
+	ctx->quarantined++;
+	retire_stat_inc(&ctx->stats, RETIRE_ST_QUARANTINED);
+	retire_stat_inc(&ctx->stats, RETIRE_ST_QUARANTINED_NOW);
+	pr_warn_ratelimited("request %#llx quarantined: its device has held it past the watchdog\n",
+			    req->handle);
+	retire_req_queue_locked(ctx, req, RETIRE_PEND_QUARANTINE);
+}
+
+static void retire_req_unquarantine_locked(struct retire_ctx *ctx,
+					   struct retire_req *req)
+{
+	lockdep_assert_held(&ctx->lock);
+	req->quarantined = false;
+	ctx->quarantined--;
+	retire_stat_add(&ctx->stats, RETIRE_ST_QUARANTINED_NOW, -1);
+	if (req->state == RETIRE_REQ_TERMINATED) {
+		req->buf->state = RETIRE_BUF_HELD;
+		retire_req_try_retire_locked(ctx, req);
+	}
+}
+
+/**
+ * retire_ctx_unquarantine() - an engine reset: nothing touches a buffer
+ * @ctx: a context
+ *
+ * Requests the reset ended left quarantine as their terminal event
+ * arrived; this releases those whose device had terminated on its own.
+ */
+void retire_ctx_unquarantine(struct retire_ctx *ctx)
+{
+	struct retire_req *req;
+	u32 idx;
+
+	spin_lock_irq(&ctx->lock);
+	for (idx = 0; ctx->quarantined && idx < ctx->reqs.nr; idx++) {
+		req = retire_slot_get(&ctx->reqs, idx);
+		if (req->slot.live && req->quarantined &&
+		    req->state == RETIRE_REQ_TERMINATED)
+			retire_req_unquarantine_locked(ctx, req);
+	}
+	spin_unlock_irq(&ctx->lock);
+}
+EXPORT_SYMBOL_IF_KUNIT(retire_ctx_unquarantine);
+
+/* the record for the lowest pending bit; measurements only if published */
+static u8 retire_req_fill_cqe(const struct retire_ctx *ctx,
+			      const struct retire_req *req,
 			      struct retire_cqe *cqe)
 {
 	u8 bit = req->pending & -req->pending;
@@ -421,11 +604,19 @@ static u8 retire_req_fill_cqe(const struct retire_req *req,
 		cqe->error = req->ack_error;
 		cqe->flags = req->ack_flags;
 		break;
+	case RETIRE_PEND_QUARANTINE:
+		cqe->type = RETIRE_REC_QUARANTINE;
+		cqe->outcome = RETIRE_OUTCOME_UNKNOWN;
+		cqe->flags |= RETIRE_CQE_F_OUTSTANDING;
+		break;
 	case RETIRE_PEND_TERMINAL:
 		cqe->type = RETIRE_REC_TERMINAL;
 		cqe->outcome = req->outcome;
 		cqe->error = req->error;
-		if (req->outcome == RETIRE_OUTCOME_COMPLETED) {
+		if (req->outcome == RETIRE_OUTCOME_COMPLETED &&
+		    !retire_req_publishable_locked(ctx, req))
+			cqe->outcome = RETIRE_OUTCOME_STALE;
+		if (cqe->outcome == RETIRE_OUTCOME_COMPLETED) {
 			cqe->flags |= RETIRE_CQE_F_MEASURED;
 			cqe->result_len = req->result_len;
 			cqe->latency_ns = ktime_to_ns(ktime_sub(req->t_terminal,
@@ -458,7 +649,8 @@ bool retire_records_ready(struct retire_ctx *ctx)
  * timer and device work before the slot is reused.
  */
 static void retire_record_commit(struct retire_ctx *ctx,
-				 struct retire_req *req, u8 bit)
+				 struct retire_req *req, u8 bit,
+				 const struct retire_cqe *cqe)
 	__must_hold(&ctx->lock)
 {
 	u32 idx = retire_req_idx(req);
@@ -468,6 +660,10 @@ static void retire_record_commit(struct retire_ctx *ctx,
 		list_del_init(&req->ready_node);
 
 	if (bit == RETIRE_PEND_TERMINAL) {
+		if (cqe->outcome == RETIRE_OUTCOME_COMPLETED)
+			retire_stat_inc(&ctx->stats, RETIRE_ST_PUBLISHED);
+		else if (cqe->outcome == RETIRE_OUTCOME_STALE)
+			retire_stat_inc(&ctx->stats, RETIRE_ST_STALE_PUBLISHED);
 		req->terminal_read = true;
 		retire_stat_hist(&ctx->stats, RETIRE_HIST_CQ_WAIT,
 				 req->t_terminal, ktime_get());
@@ -479,6 +675,7 @@ static void retire_record_commit(struct retire_ctx *ctx,
 	} else if (bit == RETIRE_PEND_RETIRED) {
 		spin_unlock_irq(&ctx->lock);
 		hrtimer_cancel(&req->deadline);
+		hrtimer_cancel(&req->watchdog);
 		ctx->engine->quiesce(ctx, idx);
 		spin_lock_irq(&ctx->lock);
 		req->state = RETIRE_REQ_FREE;
@@ -504,7 +701,7 @@ static int __retire_records_take(struct retire_ctx *ctx, bool to_user,
 			spin_unlock_irq(&ctx->lock);
 			break;
 		}
-		bit = retire_req_fill_cqe(req, &cqe);
+		bit = retire_req_fill_cqe(ctx, req, &cqe);
 		spin_unlock_irq(&ctx->lock);
 
 		/* only this mutex holder drops records: @req stays put */
@@ -514,7 +711,7 @@ static int __retire_records_take(struct retire_ctx *ctx, bool to_user,
 			k[n] = cqe;
 
 		spin_lock_irq(&ctx->lock);
-		retire_record_commit(ctx, req, bit);
+		retire_record_commit(ctx, req, bit, &cqe);
 		spin_unlock_irq(&ctx->lock);
 		n++;
 	}

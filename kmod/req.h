@@ -31,8 +31,9 @@ enum retire_req_state {
 /* records owed to the reader, delivered in this order */
 #define RETIRE_PEND_TIMEOUT	BIT(0)
 #define RETIRE_PEND_CANCEL_ACK	BIT(1)
-#define RETIRE_PEND_TERMINAL	BIT(2)
-#define RETIRE_PEND_RETIRED	BIT(3)
+#define RETIRE_PEND_QUARANTINE	BIT(2)
+#define RETIRE_PEND_TERMINAL	BIT(3)
+#define RETIRE_PEND_RETIRED	BIT(4)
 
 /**
  * struct retire_req - one asynchronous device operation
@@ -66,6 +67,11 @@ enum retire_req_state {
  * @wait_node:	on ctx->waiting while WAITING
  * @deadline:	the deadline timer (cancel.c)
  * @deadline_ns: relative deadline from the submitter, 0 for none
+ * @watchdog:	quarantines the request if the device holds it too long
+ * @active_node: on ctx->active_list while ACTIVE
+ * @quarantined: the watchdog fired: the buffer stays until an engine reset
+ * @epoch:	its key's epoch at admission
+ * @authority:	the context's authority at admission
  *
  * Everything is protected by the context lock.
  */
@@ -99,6 +105,11 @@ struct retire_req {
 	struct list_head wait_node;
 	struct hrtimer deadline;
 	u64 deadline_ns;
+	struct hrtimer watchdog;
+	struct list_head active_node;
+	bool quarantined;
+	u64 epoch;
+	u64 authority;
 };
 
 void retire_req_slot_init(void *obj, void *ctx);
@@ -120,5 +131,11 @@ int retire_records_take_kernel(struct retire_ctx *ctx, struct retire_cqe *k,
 			       unsigned int nr);
 bool retire_records_ready(struct retire_ctx *ctx);
 u32 retire_req_cqe_flags(const struct retire_req *req);
+void retire_req_quarantine_locked(struct retire_ctx *ctx,
+				  struct retire_req *req);
+void retire_ctx_unquarantine(struct retire_ctx *ctx);
+u64 retire_epoch_of_locked(const struct retire_ctx *ctx, u64 key);
+bool retire_req_publishable_locked(const struct retire_ctx *ctx,
+				   const struct retire_req *req);
 
 #endif /* _RETIRE_REQ_H */

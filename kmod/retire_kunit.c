@@ -5,6 +5,7 @@
  */
 #include <kunit/test.h>
 #include <linux/module.h>
+#include <linux/delay.h>
 #include <linux/mman.h>
 #include <linux/uaccess.h>
 
@@ -14,6 +15,7 @@
 #include "chardev.h"
 #include "ctx.h"
 #include "engine.h"
+#include "engine_sim.h"
 #include "req.h"
 #include "slot.h"
 #include "stats.h"
@@ -947,9 +949,539 @@ static struct kunit_suite retire_counters_suite = {
 	.test_cases = retire_counters_cases,
 };
 
+/*
+ * ---- retire_bounds: each bound refuses atomically at exactly its limit --
+ *
+ * Set one limit to 2, fill to it, and the next attempt is refused with the
+ * bound's own errno and counter while nothing else moves.
+ */
+enum retire_bound { B_UNRETIRED, B_RESERVED, B_WAITING, B_TOKENS, B_BUFFERS,
+		    B_POOL };
+
+struct retire_bound_case {
+	enum retire_bound bound;
+	int err;
+	enum retire_stat counter;
+	const char *name;
+};
+
+static const struct retire_bound_case retire_bound_cases[] = {
+	{ B_UNRETIRED, -ENOSPC, RETIRE_ST_REFUSED_UNRETIRED, "max_unretired" },
+	{ B_RESERVED, -EDQUOT, RETIRE_ST_REFUSED_RESERVED, "max_reserved_bytes" },
+	{ B_WAITING, -ENOBUFS, RETIRE_ST_REFUSED_WAITING, "max_waiting" },
+	{ B_TOKENS, -ETOOMANYREFS, RETIRE_ST_REFUSED_TOKENS, "max_tokens" },
+	{ B_BUFFERS, -EMFILE, RETIRE_ST_REFUSED_BUFFERS, "max_buffers" },
+	{ B_POOL, -ENOSPC, RETIRE_ST_REFUSED_POOL, "max_pool_bytes" },
+};
+
+static void retire_bound_case_desc(const struct retire_bound_case *c,
+				   char *desc)
+{
+	strscpy(desc, c->name, KUNIT_PARAM_DESC_SIZE);
+}
+
+KUNIT_ARRAY_PARAM(retire_bound, retire_bound_cases, retire_bound_case_desc);
+
+static int retire_fix_set(struct retire_fix *f, void (*edit)(struct retire_limits *l))
+{
+	struct retire_limits l = f->ctx->limits;
+
+	edit(&l);
+	return retire_ctx_set_limits(f->ctx, &l);
+}
+
+static void retire_fix_add_bufs(struct kunit *test, u64 *bufs, unsigned int n)
+{
+	struct retire_fix *f = test->priv;
+	unsigned int i;
+
+	for (i = 0; i < n; i++) {
+		struct retire_buf_reg reg = { .len = PAGE_SIZE };
+
+		KUNIT_ASSERT_EQ(test, retire_buf_register(f->ctx, &reg), 0);
+		bufs[i] = reg.handle;
+	}
+}
+
+static int retire_fix_try_submit(struct retire_fix *f, u64 buf, u64 len,
+				 u64 key, u64 *handle)
+{
+	struct retire_sqe sqe = {
+		.buf = buf, .len = len, .key = key,
+		.dev_flags = RETIRE_DEV_WRITE,
+	};
+	int ret;
+
+	mutex_lock(&f->ctx->mutex);
+	ret = retire_submit_one(f->ctx, &sqe);
+	mutex_unlock(&f->ctx->mutex);
+	*handle = sqe.handle;
+	return ret;
+}
+
+static void retire_edit_unretired(struct retire_limits *l) { l->max_unretired = 2; }
+static void retire_edit_reserved(struct retire_limits *l) { l->max_reserved_bytes = 1024; }
+static void retire_edit_waiting(struct retire_limits *l)
+{
+	l->max_active = 1;
+	l->max_active_per_key = 1;
+	l->max_waiting = 2;
+}
+
+static void retire_edit_tokens(struct retire_limits *l) { l->max_tokens = 2; }
+static void retire_edit_buffers(struct retire_limits *l) { l->max_buffers = 2; }
+static void retire_edit_pool(struct retire_limits *l) { l->max_pool_bytes = 2 * PAGE_SIZE; }
+
+/* admit one request on each of @n buffers, on one key or a key each */
+static void retire_fix_fill(struct kunit *test, const u64 *bufs,
+			    unsigned int n, bool one_key, u64 *h)
+{
+	struct retire_fix *f = test->priv;
+	unsigned int i;
+	int ret;
+
+	for (i = 0; i < n; i++) {
+		ret = retire_fix_try_submit(f, bufs[i], 512, one_key ? 0 : i,
+					    &h[i]);
+		KUNIT_ASSERT_EQ(test, ret, 0);
+	}
+}
+
+static void retire_bound_refuses_at_exactly_its_limit(struct kunit *test)
+{
+	static void (*const edit[])(struct retire_limits *l) = {
+		[B_UNRETIRED] = retire_edit_unretired,
+		[B_RESERVED] = retire_edit_reserved,
+		[B_WAITING] = retire_edit_waiting,
+		[B_TOKENS] = retire_edit_tokens,
+		[B_BUFFERS] = retire_edit_buffers,
+		[B_POOL] = retire_edit_pool,
+	};
+	const struct retire_bound_case *c = test->param_value;
+	struct retire_fix *f = test->priv;
+	struct retire_ctx_stats before;
+	struct retire_buf_reg reg = { .len = PAGE_SIZE };
+	u64 bufs[4], h[4], tok[3];
+	unsigned int i;
+	int ret = 0;
+
+	/* the fixture's buffer, plus four more: the pool case needs none */
+	if (c->bound != B_BUFFERS && c->bound != B_POOL)
+		retire_fix_add_bufs(test, bufs, 4);
+	else
+		KUNIT_ASSERT_EQ(test, retire_buf_unregister(f->ctx, f->buf), 0);
+	KUNIT_ASSERT_EQ(test, retire_fix_set(f, edit[c->bound]), 0);
+
+	/* fill to the limit: each of these is admitted */
+	switch (c->bound) {
+	case B_UNRETIRED:
+	case B_RESERVED:
+		retire_fix_fill(test, bufs, 2, false, h);
+		break;
+	case B_WAITING:
+		/* one active, two waiting behind it */
+		retire_fix_fill(test, bufs, 3, true, h);
+		break;
+	case B_TOKENS:
+		h[0] = retire_fix_submit(test, bufs[0]);
+		retire_fix_complete(f, h[0]);
+		for (i = 0; i < 2; i++)
+			KUNIT_ASSERT_EQ(test, retire_fix_borrow(f, h[0], &tok[i]), 0);
+		break;
+	case B_BUFFERS:
+	case B_POOL:
+		retire_fix_add_bufs(test, bufs, 2);
+		/* both attached: the pool has nothing it may evict */
+		retire_fix_fill(test, bufs, 2, false, h);
+		break;
+	}
+
+	before = f->ctx->stats;
+	switch (c->bound) {
+	case B_UNRETIRED:
+	case B_RESERVED:
+		ret = retire_fix_try_submit(f, bufs[2], 512, 2, &h[2]);
+		break;
+	case B_WAITING:
+		ret = retire_fix_try_submit(f, bufs[3], 512, 0, &h[3]);
+		break;
+	case B_TOKENS:
+		ret = retire_fix_borrow(f, h[0], &tok[2]);
+		break;
+	case B_BUFFERS:
+	case B_POOL:
+		ret = retire_buf_register(f->ctx, &reg);
+		break;
+	}
+
+	KUNIT_EXPECT_EQ(test, ret, c->err);
+	KUNIT_EXPECT_EQ(test, f->ctx->stats.v[c->counter],
+			before.v[c->counter] + 1);
+	/* the refusal moved its own counters and nothing else */
+	before.v[c->counter]++;
+	if (c->bound != B_TOKENS && c->bound != B_BUFFERS &&
+	    c->bound != B_POOL)
+		before.v[RETIRE_ST_REFUSED]++;
+	KUNIT_EXPECT_MEMEQ(test, f->ctx->stats.v, before.v, sizeof(before.v));
+
+	/* let the fixture's release retire everything */
+	switch (c->bound) {
+	case B_TOKENS:
+		for (i = 0; i < 2; i++)
+			retire_token_return(f->ctx, tok[i], 0);
+		break;
+	case B_WAITING:
+		for (i = 0; i < 3; i++)
+			retire_fix_complete(f, h[i]);
+		break;
+	default:
+		for (i = 0; i < 2; i++)
+			retire_fix_complete(f, h[i]);
+		break;
+	}
+}
+
+static struct kunit_case retire_bounds_cases[] = {
+	KUNIT_CASE_PARAM(retire_bound_refuses_at_exactly_its_limit,
+			 retire_bound_gen_params),
+	{}
+};
+
+static struct kunit_suite retire_bounds_suite = {
+	.name = "retire_bounds",
+	.init = retire_fix_init,
+	.exit = retire_fix_exit,
+	.test_cases = retire_bounds_cases,
+};
+
+/* ---- retire_pool: leases, least recently used first --------------------- */
+
+static bool retire_fix_buf_live(struct retire_fix *f, u64 handle)
+{
+	bool live;
+
+	spin_lock_irq(&f->ctx->lock);
+	live = retire_slot_lookup_locked(&f->ctx->bufs, handle);
+	spin_unlock_irq(&f->ctx->lock);
+	return live;
+}
+
+static void retire_pool_refuses_without_evicting_then_evicts_unborrowed(struct kunit *test)
+{
+	struct retire_fix *f = test->priv;
+	struct retire_buf_reg reg = { .len = 2 * PAGE_SIZE };
+	u64 b0, h, tok;
+
+	/* budget two pages: the fixture's buffer and b0, both one page */
+	KUNIT_ASSERT_EQ(test, retire_fix_set(f, retire_edit_pool), 0);
+	retire_fix_add_bufs(test, &b0, 1);
+	/* the fixture's buffer is used and borrowed: more recent than b0 */
+	h = retire_fix_submit(test, f->buf);
+	retire_fix_complete(f, h);
+	KUNIT_ASSERT_EQ(test, retire_fix_borrow(f, h, &tok), 0);
+
+	/* two pages wanted, only b0's one reclaimable: refused, untouched */
+	KUNIT_EXPECT_EQ(test, retire_buf_register(f->ctx, &reg), -ENOSPC);
+	KUNIT_EXPECT_EQ(test, f->ctx->stats.v[RETIRE_ST_EVICTED], 0ULL);
+	KUNIT_EXPECT_EQ(test, f->ctx->stats.v[RETIRE_ST_REFUSED_POOL], 1ULL);
+	KUNIT_EXPECT_TRUE(test, retire_fix_buf_live(f, b0));
+	KUNIT_EXPECT_EQ(test, f->ctx->stats.v[RETIRE_ST_POOL_BYTES],
+			2ULL * PAGE_SIZE);
+
+	/* the borrow returns and it retires: now one page fits, by evicting
+	 * the least recently used FREE buffer, b0, and only it
+	 */
+	retire_fix_read(f, RETIRE_REC_TERMINAL);
+	KUNIT_ASSERT_EQ(test, retire_req_retire(f->ctx, h), 0);
+	KUNIT_ASSERT_EQ(test, retire_token_return(f->ctx, tok, 0), 0);
+	reg.len = PAGE_SIZE;
+	KUNIT_EXPECT_EQ(test, retire_buf_register(f->ctx, &reg), 0);
+	KUNIT_EXPECT_EQ(test, reg.evicted, 1U);
+	KUNIT_EXPECT_FALSE(test, retire_fix_buf_live(f, b0));
+	KUNIT_EXPECT_TRUE(test, retire_fix_buf_live(f, f->buf));
+	KUNIT_EXPECT_EQ(test, f->ctx->stats.v[RETIRE_ST_EVICTED], 1ULL);
+	KUNIT_EXPECT_EQ(test, f->ctx->stats.v[RETIRE_ST_POOL_BYTES],
+			2ULL * PAGE_SIZE);
+}
+
+static struct kunit_case retire_pool_cases[] = {
+	KUNIT_CASE(retire_pool_refuses_without_evicting_then_evicts_unborrowed),
+	{}
+};
+
+static struct kunit_suite retire_pool_suite = {
+	.name = "retire_pool",
+	.init = retire_fix_init,
+	.exit = retire_fix_exit,
+	.test_cases = retire_pool_cases,
+};
+
+/* ---- retire_activation: a saturated key never blocks the next ----------- */
+
+static void retire_activation_skips_saturated_key(struct kunit *test)
+{
+	struct retire_fix *f = test->priv;
+	u64 b[3], h[3];
+	unsigned int i;
+
+	retire_fix_add_bufs(test, b, 3);
+	KUNIT_ASSERT_EQ(test, retire_fix_set(f, retire_edit_waiting), 0);
+	f->ctx->limits.max_active = 2;	/* two slots, one per key */
+	KUNIT_ASSERT_EQ(test, retire_fix_try_submit(f, b[0], 512, 1, &h[0]), 0);
+	KUNIT_ASSERT_EQ(test, retire_fix_try_submit(f, b[1], 512, 1, &h[1]), 0);
+	KUNIT_ASSERT_EQ(test, retire_fix_try_submit(f, b[2], 512, 2, &h[2]), 0);
+
+	KUNIT_EXPECT_EQ(test, retire_fix_req(f, h[0])->state, RETIRE_REQ_ACTIVE);
+	KUNIT_EXPECT_EQ(test, retire_fix_req(f, h[1])->state, RETIRE_REQ_WAITING);
+	/* key 2 went ahead of the older key-1 request */
+	KUNIT_EXPECT_EQ(test, retire_fix_req(f, h[2])->state, RETIRE_REQ_ACTIVE);
+
+	retire_fix_complete(f, h[0]);
+	KUNIT_EXPECT_EQ(test, retire_fix_req(f, h[1])->state, RETIRE_REQ_ACTIVE);
+	for (i = 1; i < 3; i++)
+		retire_fix_complete(f, h[i]);
+}
+
+static struct kunit_case retire_activation_cases[] = {
+	KUNIT_CASE(retire_activation_skips_saturated_key),
+	{}
+};
+
+static struct kunit_suite retire_activation_suite = {
+	.name = "retire_activation",
+	.init = retire_fix_init,
+	.exit = retire_fix_exit,
+	.test_cases = retire_activation_cases,
+};
+
+/* ---- retire_bucket: bytes taken <= B + R * t after every step ----------- */
+
+static void retire_bucket_bound_holds_blocked_then_unblocked(struct kunit *test)
+{
+	const u64 rate = 1000, burst = 512, chunk = 100;
+	struct retire_bucket b;
+	u64 taken = 0, wait, t;
+	ktime_t t0 = ns_to_ktime(1000), now = t0;
+	unsigned int step;
+
+	retire_bucket_init(&b, rate, burst, t0);
+	for (step = 0; step < 200; step++) {
+		/* steps 50..99: the destination is blocked, nothing asks */
+		if (step >= 50 && step < 100) {
+			now = ktime_add_ns(now, 7 * NSEC_PER_MSEC);
+			continue;
+		}
+		wait = retire_bucket_take(&b, chunk, now);
+		if (!wait) {
+			taken += chunk;
+		} else {
+			/* after exactly the wait it says, the chunk goes */
+			now = ktime_add_ns(now, wait);
+			KUNIT_ASSERT_EQ(test, retire_bucket_take(&b, chunk, now), 0ULL);
+			taken += chunk;
+		}
+		t = ktime_to_ns(ktime_sub(now, t0));
+		/* bytes <= B + R * t, in byte-nanoseconds to stay exact */
+		KUNIT_ASSERT_LE_MSG(test, taken * NSEC_PER_SEC,
+				    burst * NSEC_PER_SEC + rate * t,
+				    "step %u", step);
+	}
+	/* the blocked stretch refilled no more than the burst */
+	KUNIT_EXPECT_LE(test, b.credit, burst * NSEC_PER_SEC);
+}
+
+static void retire_bucket_unlimited_never_waits(struct kunit *test)
+{
+	struct retire_bucket b;
+
+	retire_bucket_init(&b, 0, 0, 0);
+	KUNIT_EXPECT_EQ(test, retire_bucket_take(&b, U32_MAX, 0), 0ULL);
+}
+
+static struct kunit_case retire_bucket_cases[] = {
+	KUNIT_CASE(retire_bucket_bound_holds_blocked_then_unblocked),
+	KUNIT_CASE(retire_bucket_unlimited_never_waits),
+	{}
+};
+
+static struct kunit_suite retire_bucket_suite = {
+	.name = "retire_bucket",
+	.test_cases = retire_bucket_cases,
+};
+
+/* ---- retire_ordinal: every Nth attempt fails, refused ones counted ------ */
+
+static void retire_ordinal_counts_refused_attempts(struct kunit *test)
+{
+	struct retire_sim_config cfg = { .fail_submit_every = 3 };
+	struct retire_fix *f = test->priv;
+	struct retire_sqe bad = { .len = 0 };
+	u64 b[2], h0, h;
+	int ret;
+
+	retire_fix_add_bufs(test, b, 2);
+	KUNIT_ASSERT_EQ(test, retire_sim_set_config(&cfg), 0);
+	/* attempt 1: admitted; 2: refused as bad; 3: the injected failure */
+	ret = retire_fix_try_submit(f, b[0], 512, 0, &h0);
+	mutex_lock(&f->ctx->mutex);
+	KUNIT_EXPECT_EQ(test, retire_submit_one(f->ctx, &bad), -EINVAL);
+	mutex_unlock(&f->ctx->mutex);
+	KUNIT_EXPECT_EQ(test, retire_fix_try_submit(f, b[1], 512, 0, &h), -EIO);
+	cfg.fail_submit_every = 0;
+	retire_sim_set_config(&cfg);
+
+	KUNIT_EXPECT_EQ(test, ret, 0);
+	KUNIT_EXPECT_EQ(test, f->ctx->stats.v[RETIRE_ST_REFUSED_INJECTED], 1ULL);
+	KUNIT_EXPECT_EQ(test, f->ctx->stats.v[RETIRE_ST_REFUSED], 2ULL);
+	retire_fix_complete(f, h0);
+}
+
+static struct kunit_case retire_ordinal_cases[] = {
+	KUNIT_CASE(retire_ordinal_counts_refused_attempts),
+	{}
+};
+
+static struct kunit_suite retire_ordinal_suite = {
+	.name = "retire_ordinal",
+	.init = retire_fix_init,
+	.exit = retire_fix_exit,
+	.test_cases = retire_ordinal_cases,
+};
+
+/* ---- retire_predicate: the publication truth table ---------------------- */
+
+struct retire_pred_case {
+	bool cancelled, bumped, revoked;
+	char name[40];
+};
+
+static struct retire_pred_case retire_pred_cases[8];
+
+static const void *retire_pred_gen_params(const void *prev, char *desc)
+{
+	const struct retire_pred_case *c = prev;
+	unsigned int i;
+
+	if (!c) {
+		for (i = 0; i < 8; i++) {
+			struct retire_pred_case *p = &retire_pred_cases[i];
+
+			p->cancelled = i & 1;
+			p->bumped = i & 2;
+			p->revoked = i & 4;
+			snprintf(p->name, sizeof(p->name), "%s_%s_%s",
+				 p->cancelled ? "cancelled" : "uncancelled",
+				 p->bumped ? "epoch_bumped" : "same_epoch",
+				 p->revoked ? "revoked" : "same_authority");
+		}
+		c = retire_pred_cases;
+	} else if (++c == retire_pred_cases + ARRAY_SIZE(retire_pred_cases)) {
+		return NULL;
+	}
+	strscpy(desc, c->name, KUNIT_PARAM_DESC_SIZE);
+	return c;
+}
+
+static void retire_predicate_publishes_only_unchanged_intent(struct kunit *test)
+{
+	const struct retire_pred_case *c = test->param_value;
+	struct retire_fix *f = test->priv;
+	u64 h, epoch, auth;
+	bool ok;
+
+	h = retire_fix_submit(test, f->buf);
+	if (c->cancelled)
+		KUNIT_ASSERT_EQ(test, retire_req_cancel(f->ctx, h), -EALREADY);
+	retire_fix_complete(f, h);
+	if (c->bumped)
+		KUNIT_ASSERT_EQ(test, retire_ctx_epoch(f->ctx, RETIRE_EPOCH_BUMP,
+						       0, &epoch, &auth), 0);
+	if (c->revoked)
+		KUNIT_ASSERT_EQ(test, retire_ctx_epoch(f->ctx, RETIRE_EPOCH_REVOKE,
+						       0, &epoch, &auth), 0);
+
+	spin_lock_irq(&f->ctx->lock);
+	ok = retire_req_publishable_locked(f->ctx, retire_fix_req(f, h));
+	spin_unlock_irq(&f->ctx->lock);
+	KUNIT_EXPECT_EQ(test, ok, !c->cancelled && !c->bumped && !c->revoked);
+
+	/* and the delivered record says the same */
+	retire_fix_read(f, RETIRE_REC_TERMINAL);
+	KUNIT_EXPECT_EQ(test, f->ctx->stats.v[ok ? RETIRE_ST_PUBLISHED :
+					       RETIRE_ST_STALE_PUBLISHED], 1ULL);
+	KUNIT_EXPECT_EQ(test, f->ctx->stats.v[RETIRE_ST_COMPLETED], 1ULL);
+}
+
+static struct kunit_case retire_predicate_cases[] = {
+	KUNIT_CASE_PARAM(retire_predicate_publishes_only_unchanged_intent,
+			 retire_pred_gen_params),
+	{}
+};
+
+static struct kunit_suite retire_predicate_suite = {
+	.name = "retire_predicate",
+	.init = retire_fix_init,
+	.exit = retire_fix_exit,
+	.test_cases = retire_predicate_cases,
+};
+
+/* ---- retire_quarantine: past the watchdog, only a reset frees ---------- */
+
+static void retire_quarantine_holds_until_reset(struct kunit *test)
+{
+	struct retire_engine_result reset = { .error = -ECANCELED, .reset = true };
+	struct retire_fix *f = test->priv;
+	struct retire_limits l = f->ctx->limits;
+	u64 h, other;
+
+	l.watchdog_ns = 5 * NSEC_PER_MSEC;
+	KUNIT_ASSERT_EQ(test, retire_ctx_set_limits(f->ctx, &l), 0);
+	h = retire_fix_submit(test, f->buf);
+	msleep(50);
+
+	KUNIT_EXPECT_EQ(test, retire_fix_read(f, RETIRE_REC_QUARANTINE), 1U);
+	KUNIT_EXPECT_TRUE(test, retire_fix_req(f, h)->quarantined);
+	KUNIT_EXPECT_EQ(test, f->ctx->stats.v[RETIRE_ST_QUARANTINED_NOW], 1ULL);
+	KUNIT_EXPECT_EQ(test, retire_fix_try_submit(f, f->buf, 512, 0, &other),
+			-ENOTRECOVERABLE);
+	KUNIT_EXPECT_EQ(test, retire_buf_unregister(f->ctx, f->buf), -EBUSY);
+
+	/* a terminal event of its own does not end quarantine */
+	retire_fix_complete(f, h);
+	retire_fix_read(f, RETIRE_REC_TERMINAL);
+	KUNIT_EXPECT_EQ(test, retire_req_retire(f->ctx, h), 0);
+	KUNIT_EXPECT_EQ(test, retire_fix_read(f, RETIRE_REC_RETIRED), 0U);
+	KUNIT_EXPECT_TRUE(test, retire_fix_req(f, h)->quarantined);
+
+	/* the reset's walk does */
+	retire_ctx_unquarantine(f->ctx);
+	KUNIT_EXPECT_EQ(test, retire_fix_read(f, RETIRE_REC_RETIRED), 1U);
+	KUNIT_EXPECT_EQ(test, f->ctx->stats.v[RETIRE_ST_QUARANTINED_NOW], 0ULL);
+	KUNIT_EXPECT_EQ(test, f->ctx->quarantined, 0U);
+	/* and admission is open again */
+	KUNIT_ASSERT_EQ(test, retire_fix_try_submit(f, f->buf, 512, 0, &other), 0);
+	retire_engine_complete(f->ctx, other, &reset);
+}
+
+static struct kunit_case retire_quarantine_cases[] = {
+	KUNIT_CASE(retire_quarantine_holds_until_reset),
+	{}
+};
+
+static struct kunit_suite retire_quarantine_suite = {
+	.name = "retire_quarantine",
+	.init = retire_fix_init,
+	.exit = retire_fix_exit,
+	.test_cases = retire_quarantine_cases,
+};
+
 kunit_test_suites(&retire_info_suite, &retire_arg_suite, &retire_ctx_suite,
 		  &retire_slot_suite, &retire_stale_suite, &retire_token_suite,
-		  &retire_order_suite, &retire_counters_suite);
+		  &retire_order_suite, &retire_counters_suite,
+		  &retire_bounds_suite, &retire_pool_suite,
+		  &retire_activation_suite, &retire_bucket_suite,
+		  &retire_ordinal_suite, &retire_predicate_suite,
+		  &retire_quarantine_suite);
 
 MODULE_DESCRIPTION("KUnit suites for retire");
 MODULE_LICENSE("GPL");

@@ -11,15 +11,32 @@
 #include <kunit/visibility.h>
 #include <linux/retire.h>
 
+#include "buf.h"
 #include "ctx.h"
 #include "req.h"
 #include "stats.h"
 #include "token.h"
 
-/* the reason a token slot could not be had */
-static int retire_token_full(const struct retire_ctx *ctx)
+/*
+ * A new token within the context's bound, which @extra tokens about to be
+ * given back may exceed; NULL and the errno if not.
+ */
+static struct retire_token *retire_token_new_locked(struct retire_ctx *ctx,
+						    u32 extra, u64 *handle,
+						    int *err)
 {
-	return ctx->tokens.nr < ctx->tokens.max ? -ENOMEM : -ENOSPC;
+	struct retire_token *tok;
+
+	if (ctx->stats.v[RETIRE_ST_TOKENS_OUT] >=
+	    (u64)ctx->limits.max_tokens + extra) {
+		retire_stat_inc(&ctx->stats, RETIRE_ST_REFUSED_TOKENS);
+		*err = -ETOOMANYREFS;
+		return NULL;
+	}
+	tok = retire_slot_alloc_locked(&ctx->tokens, handle);
+	if (!tok)
+		*err = -ENOMEM;
+	return tok;
 }
 
 static void retire_token_drop_locked(struct retire_ctx *ctx,
@@ -46,7 +63,8 @@ static int retire_token_protocol_error(struct retire_ctx *ctx)
  * @token:	the new token's handle
  *
  * Return: 0; -EBUSY while the device may still access the buffer;
- * -ENOENT for a stale handle (counted); -ENOSPC at max_tokens; -ENOMEM.
+ * -ENOENT for a stale handle (counted); -ETOOMANYREFS at max_tokens
+ * (counted); -ENOMEM.
  */
 int retire_token_borrow(struct retire_ctx *ctx, u64 req_handle, u64 *token)
 {
@@ -64,13 +82,13 @@ int retire_token_borrow(struct retire_ctx *ctx, u64 req_handle, u64 *token)
 	} else if (req->state != RETIRE_REQ_TERMINATED) {
 		ret = -EBUSY;
 	} else if (!ret) {
-		tok = retire_slot_alloc_locked(&ctx->tokens, token);
+		tok = retire_token_new_locked(ctx, 0, token, &ret);
 		if (tok) {
 			tok->req = req;
 			req->tokens++;
+			/* a borrow refreshes the buffer's place in the pool */
+			req->buf->last_used = ++ctx->lru_tick;
 			retire_stat_inc(&ctx->stats, RETIRE_ST_TOKENS_OUT);
-		} else {
-			ret = retire_token_full(ctx);
 		}
 	}
 	spin_unlock_irq(&ctx->lock);
@@ -121,7 +139,7 @@ EXPORT_SYMBOL_IF_KUNIT(retire_token_return);
  * @new_token:	the token taken in its place
  *
  * Return: 0; -ENOENT for a duplicate or unknown token (a protocol error);
- * -ENOSPC or -ENOMEM if no new token can be had (the old one stays out).
+ * -ENOMEM if no new token can be had (the old one stays out).
  */
 int retire_token_handoff(struct retire_ctx *ctx, u64 token, u64 *new_token)
 {
@@ -135,13 +153,12 @@ int retire_token_handoff(struct retire_ctx *ctx, u64 token, u64 *new_token)
 	if (!old) {
 		ret = retire_token_protocol_error(ctx);
 	} else if (!ret) {
-		tok = retire_slot_alloc_locked(&ctx->tokens, new_token);
+		/* one over the bound for a moment: the handoff's point */
+		tok = retire_token_new_locked(ctx, 1, new_token, &ret);
 		if (tok) {
 			/* acquire first: the request never sees zero */
 			tok->req = old->req;
 			retire_token_drop_locked(ctx, old, token);
-		} else {
-			ret = retire_token_full(ctx);
 		}
 	}
 	spin_unlock_irq(&ctx->lock);

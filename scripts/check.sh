@@ -71,6 +71,22 @@ if [ -n "$out" ]; then
 else
 	record PASS "host: checkpatch.pl --strict is clean on kmod/ and uapi/"
 fi
+if scripts/check-rst.py Documentation/*.rst; then
+	record PASS "host: Documentation/*.rst parses without a warning"
+else
+	record FAIL "host: Documentation/*.rst has reStructuredText problems"
+fi
+bad=
+for m in userspace/man/*.[37]; do
+	if [ -n "$(MANWIDTH=80 man --warnings -l "$m" 2>&1 >/dev/null)" ]; then
+		bad="$bad $m"
+	fi
+done
+if [ -z "$bad" ]; then
+	record PASS "host: every man page renders without a warning"
+else
+	record FAIL "host: man pages with warnings:$bad"
+fi
 close_group "host"
 
 # --- each kernel ---------------------------------------------------------

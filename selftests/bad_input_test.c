@@ -58,35 +58,10 @@ FIXTURE_TEARDOWN(bad)
 
 /* ---- "nothing changed" ------------------------------------------------- */
 
-static const struct {
-	const char *name;
-	size_t off;
-} stat_fields[] = {
-#define F(x) { #x, offsetof(struct retire_stats, x) }
-	F(admitted), F(refused), F(completed), F(failed), F(cancelled),
-	F(timed_out), F(cancel_ok), F(cancel_already), F(cancel_noent),
-	F(stale_engine), F(stale_cancel), F(stale_token), F(stale_user),
-	F(protocol_errors), F(consumer_errors), F(access_violations),
-	F(retired), F(tokens_out), F(logical_outstanding),
-	F(physical_outstanding), F(owned_bytes), F(pinned_bytes), F(buffers),
-#undef F
-};
-
-/* the first counter or gauge that differs, or NULL */
-static const char *stats_diff(const struct retire_stats *a,
-			      const struct retire_stats *b)
-{
-	unsigned int i;
-
-	for (i = 0; i < sizeof(stat_fields) / sizeof(stat_fields[0]); i++)
-		if (*(const __u64 *)((const char *)a + stat_fields[i].off) !=
-		    *(const __u64 *)((const char *)b + stat_fields[i].off))
-			return stat_fields[i].name;
-	return NULL;
-}
+/* every counter and gauge of retire_test.h's rt_stat_fields, new ones too */
 
 #define EXPECT_STATS_SAME(a, b) do {					\
-	const char *__d = stats_diff(&(a), &(b));			\
+	const char *__d = rt_stats_diff(&(a), &(b), NULL);		\
 	EXPECT_TRUE(__d == NULL) {					\
 		TH_LOG("stats.%s changed", __d);			\
 	}								\
@@ -645,7 +620,19 @@ TEST_F(bad, get_stats_rejects_bad_flags_and_honours_size)
 
 /* ---- the sim engine ----------------------------------------------------- */
 
-TEST_F(bad, sim_config_rejects_unknown_op_flags_pad_and_reserved)
+#define EXPECT_SIM_CONFIG_EQ(want, got) do {				\
+	EXPECT_EQ((want).flags, (got).flags);				\
+	EXPECT_EQ((want).latency_ns, (got).latency_ns);			\
+	EXPECT_EQ((want).tick_ns, (got).tick_ns);			\
+	EXPECT_EQ((want).bytes_per_tick, (got).bytes_per_tick);		\
+	EXPECT_EQ((want).fail_every, (got).fail_every);			\
+	EXPECT_EQ((want).fail_submit_every, (got).fail_submit_every);	\
+	EXPECT_EQ((want).seed, (got).seed);				\
+	EXPECT_EQ((want).rate_bps, (got).rate_bps);			\
+	EXPECT_EQ((want).burst_bytes, (got).burst_bytes);		\
+} while (0)
+
+TEST_F(bad, sim_config_rejects_unknown_op_flags_and_reserved)
 {
 	struct retire_sim_config known, cfg;
 	int i;
@@ -657,15 +644,13 @@ TEST_F(bad, sim_config_rejects_unknown_op_flags_pad_and_reserved)
 	known.tick_ns = 2 * RT_MS;
 	known.bytes_per_tick = 512;
 	known.fail_every = 0;
+	known.fail_submit_every = 1000;
 	known.seed = 42;
+	known.rate_bps = 1ULL << 30;
+	known.burst_bytes = 4096;
 	ASSERT_EQ(0, rt_ioctl(self->fd, RETIRE_IOC_SIM_CONFIG, &known));
 	ASSERT_EQ(0, retire_get_sim_config(self->r, &cfg));
-	EXPECT_EQ(known.flags, cfg.flags);
-	EXPECT_EQ(known.latency_ns, cfg.latency_ns);
-	EXPECT_EQ(known.tick_ns, cfg.tick_ns);
-	EXPECT_EQ(known.bytes_per_tick, cfg.bytes_per_tick);
-	EXPECT_EQ(known.fail_every, cfg.fail_every);
-	EXPECT_EQ(known.seed, cfg.seed);
+	EXPECT_SIM_CONFIG_EQ(known, cfg);
 
 	cfg = known;
 	cfg.op = 2;
@@ -683,11 +668,7 @@ TEST_F(bad, sim_config_rejects_unknown_op_flags_pad_and_reserved)
 	cfg.flags |= 1U << 31;
 	expect_refused(_metadata, self, RETIRE_IOC_SIM_CONFIG, &cfg,
 		       sizeof(cfg), -EINVAL, "flag bit 31");
-	cfg = known;
-	cfg.pad = 1;
-	expect_refused(_metadata, self, RETIRE_IOC_SIM_CONFIG, &cfg,
-		       sizeof(cfg), -EINVAL, "pad");
-	for (i = 0; i < 4; i++) {
+	for (i = 0; i < 2; i++) {
 		cfg = known;
 		cfg.reserved[i] = 1;
 		expect_refused(_metadata, self, RETIRE_IOC_SIM_CONFIG, &cfg,
@@ -699,11 +680,60 @@ TEST_F(bad, sim_config_rejects_unknown_op_flags_pad_and_reserved)
 
 	/* nothing of the refused ones took effect */
 	ASSERT_EQ(0, retire_get_sim_config(self->r, &cfg));
-	EXPECT_EQ(known.flags, cfg.flags);
-	EXPECT_EQ(known.latency_ns, cfg.latency_ns);
-	EXPECT_EQ(known.tick_ns, cfg.tick_ns);
-	EXPECT_EQ(known.bytes_per_tick, cfg.bytes_per_tick);
-	EXPECT_EQ(known.seed, cfg.seed);
+	EXPECT_SIM_CONFIG_EQ(known, cfg);
+}
+
+TEST_F(bad, sim_config_rejects_inconsistent_bandwidth)
+{
+	struct retire_sim_config known, cfg;
+
+	memset(&known, 0, sizeof(known));
+	known.op = RETIRE_SIM_SET;
+	known.latency_ns = 5 * RT_MS;
+	known.tick_ns = 1 * RT_MS;
+	known.bytes_per_tick = 1024;
+	known.seed = 3;
+	known.rate_bps = 64 * 1024;
+	known.burst_bytes = 8192;
+	ASSERT_EQ(0, rt_ioctl(self->fd, RETIRE_IOC_SIM_CONFIG, &known));
+
+	/* a rate needs a bucket */
+	cfg = known;
+	cfg.burst_bytes = 0;
+	expect_refused(_metadata, self, RETIRE_IOC_SIM_CONFIG, &cfg,
+		       sizeof(cfg), -EINVAL, "rate_bps with burst_bytes 0");
+	/* a bucket smaller than one transfer would never let it through */
+	cfg = known;
+	cfg.burst_bytes = cfg.bytes_per_tick - 1;
+	expect_refused(_metadata, self, RETIRE_IOC_SIM_CONFIG, &cfg,
+		       sizeof(cfg), -EINVAL, "burst_bytes < bytes_per_tick");
+	/* at most 16 GiB, with or without a rate */
+	cfg = known;
+	cfg.burst_bytes = (16ULL << 30) + 1;
+	expect_refused(_metadata, self, RETIRE_IOC_SIM_CONFIG, &cfg,
+		       sizeof(cfg), -EINVAL, "burst_bytes 16 GiB + 1");
+	cfg.rate_bps = 0;
+	expect_refused(_metadata, self, RETIRE_IOC_SIM_CONFIG, &cfg,
+		       sizeof(cfg), -EINVAL,
+		       "burst_bytes 16 GiB + 1 without a rate");
+	cfg.burst_bytes = ~0ULL;
+	expect_refused(_metadata, self, RETIRE_IOC_SIM_CONFIG, &cfg,
+		       sizeof(cfg), -EINVAL, "burst_bytes ~0");
+	ASSERT_EQ(0, retire_get_sim_config(self->r, &cfg));
+	EXPECT_SIM_CONFIG_EQ(known, cfg);
+
+	/* the limits themselves are accepted */
+	cfg = known;
+	cfg.burst_bytes = cfg.bytes_per_tick;
+	EXPECT_EQ(0, rt_ioctl(self->fd, RETIRE_IOC_SIM_CONFIG, &cfg));
+	cfg = known;
+	cfg.burst_bytes = 16ULL << 30;
+	EXPECT_EQ(0, rt_ioctl(self->fd, RETIRE_IOC_SIM_CONFIG, &cfg));
+	/* no rate: the bucket's depth may be anything up to 16 GiB */
+	cfg = known;
+	cfg.rate_bps = 0;
+	cfg.burst_bytes = 0;
+	EXPECT_EQ(0, rt_ioctl(self->fd, RETIRE_IOC_SIM_CONFIG, &cfg));
 }
 
 TEST_F(bad, sim_inject_rejects_flags_and_reserved)
@@ -766,6 +796,8 @@ TEST_F(bad, every_command_checks_struct_size_and_pointer)
 		{ 0x09, sizeof(struct retire_sim_config), "SIM_CONFIG" },
 		{ 0x0a, sizeof(struct retire_handle_arg), "SIM_RESET" },
 		{ 0x0b, sizeof(struct retire_sim_event), "SIM_INJECT" },
+		{ 0x0c, sizeof(struct retire_limits_arg), "LIMITS" },
+		{ 0x0d, sizeof(struct retire_epoch_arg), "EPOCH" },
 	};
 	struct retire_stats before, after;
 	unsigned char buf[256];

@@ -51,6 +51,8 @@ FIXTURE_TEARDOWN(buffer)
 	EXPECT_EQ((a).admitted, (b).admitted);				\
 	EXPECT_EQ((a).physical_outstanding, (b).physical_outstanding);	\
 	EXPECT_EQ((a).owned_bytes, (b).owned_bytes);			\
+	EXPECT_EQ((a).pool_bytes, (b).pool_bytes);			\
+	EXPECT_EQ((a).evicted, (b).evicted);				\
 } while (0)
 
 /* submit one request, wait for its terminal record, retire it */
@@ -86,13 +88,15 @@ TEST_F(buffer, alloc_maps_zeroed_pages_and_unregister_frees)
 
 	ASSERT_EQ(0, rt_stats(self->r, &st));
 	EXPECT_EQ(st0.buffers + 1, st.buffers);
-	/* module pages are not pinned user memory */
+	/* module pages are not pinned user memory; they are the pool's */
 	EXPECT_EQ(st0.pinned_bytes, st.pinned_bytes);
+	EXPECT_EQ(st0.pool_bytes + 3 * RT_PAGE, st.pool_bytes);
 
 	munmap(map, 3 * RT_PAGE);
 	EXPECT_EQ(0, retire_unregister_buffer(self->r, h));
 	ASSERT_EQ(0, rt_stats(self->r, &st));
 	EXPECT_EQ(st0.buffers, st.buffers);
+	EXPECT_EQ(st0.pool_bytes, st.pool_bytes);
 
 	/* once only: the handle is stale now */
 	EXPECT_EQ(-ENOENT, retire_unregister_buffer(self->r, h));
@@ -213,6 +217,8 @@ TEST_F(buffer, pin_user_memory_accounts_pinned_bytes_vmlck_and_foll_pins)
 	ASSERT_EQ(0, rt_stats(self->r, &st));
 	EXPECT_EQ(st0.pinned_bytes + len, st.pinned_bytes);
 	EXPECT_EQ(st0.buffers + 1, st.buffers);
+	/* pinned user memory is not the pool's */
+	EXPECT_EQ(st0.pool_bytes, st.pool_bytes);
 	lck = rt_vmlck_kb();
 	EXPECT_EQ(lck0 + (long)(len / 1024), lck);
 	if (have_pins) {
@@ -391,7 +397,7 @@ TEST_F(buffer, register_module_rejects_nonzero_addr)
 	free(mem);
 }
 
-TEST_F(buffer, register_rejects_unknown_flags_pad_and_reserved)
+TEST_F(buffer, register_rejects_unknown_flags_evicted_and_reserved)
 {
 	struct retire_buf_reg good[2], reg;
 	void *mem;
@@ -414,9 +420,15 @@ TEST_F(buffer, register_rejects_unknown_flags_pad_and_reserved)
 		reg.flags |= 1U << 31;
 		expect_register_fails(_metadata, self, &reg, -EINVAL,
 				      "flag bit 31");
+		/* evicted is an output, but must be 0 on input */
 		reg = good[i];
-		reg.pad = 1;
-		expect_register_fails(_metadata, self, &reg, -EINVAL, "pad");
+		reg.evicted = 1;
+		expect_register_fails(_metadata, self, &reg, -EINVAL,
+				      "evicted 1");
+		reg = good[i];
+		reg.evicted = 1U << 31;
+		expect_register_fails(_metadata, self, &reg, -EINVAL,
+				      "evicted 1 << 31");
 		reg = good[i];
 		reg.reserved[0] = 1;
 		expect_register_fails(_metadata, self, &reg, -EINVAL,
@@ -471,30 +483,49 @@ TEST_F(buffer, register_user_unmapped_addr_returns_efault)
 	munmap(p, 2 * RT_PAGE);
 }
 
-TEST_F(buffer, register_beyond_max_buffers_returns_enospc)
+TEST_F(buffer, register_beyond_max_buffers_returns_emfile)
 {
-	struct retire_stats st;
+	static const char *const counted[] = { "refused_buffers", NULL };
+	struct retire_stats st, before;
 	struct retire_info info;
 	__u64 *h, extra;
 	unsigned int n, i;
+	const char *d;
 	int ret = 0;
 
 	ASSERT_EQ(0, retire_get_info(self->r, &info));
 	if (info.caps.max_buffers > 4096)
 		SKIP(return, "max_buffers %u is too many to register here",
 		     info.caps.max_buffers);
+	/* the pool's budget must not evict before max_buffers is reached */
+	if (info.caps.max_pool_bytes < (__u64)(info.caps.max_buffers + 1) *
+				       RT_PAGE)
+		SKIP(return, "max_pool_bytes %llu is below max_buffers pages",
+		     (unsigned long long)info.caps.max_pool_bytes);
 	h = calloc(info.caps.max_buffers + 1, sizeof(*h));
 	ASSERT_NE(NULL, h);
 
+	/* a new context's limits are the caps */
 	for (n = 0; n <= info.caps.max_buffers; n++) {
+		if (n == info.caps.max_buffers)
+			ASSERT_EQ(0, rt_stats(self->r, &before));
 		ret = retire_alloc_buffer(self->r, RT_PAGE, &h[n], NULL);
 		if (ret)
 			break;
 	}
-	EXPECT_EQ(-ENOSPC, ret);
+	EXPECT_EQ(-EMFILE, ret);
 	EXPECT_EQ(info.caps.max_buffers, n);
 	ASSERT_EQ(0, rt_stats(self->r, &st));
 	EXPECT_EQ(n, st.buffers);
+	EXPECT_EQ((__u64)n * RT_PAGE, st.pool_bytes);
+	if (n == info.caps.max_buffers) {
+		/* counted, and nothing else changed */
+		EXPECT_EQ(before.refused_buffers + 1, st.refused_buffers);
+		d = rt_stats_diff(&before, &st, counted);
+		EXPECT_TRUE(d == NULL) {
+			TH_LOG("stats.%s changed", d);
+		}
+	}
 
 	/* room again once one goes */
 	if (n > 0) {

@@ -60,6 +60,18 @@ TEST_F(info, get_info_reports_abi_features_and_caps)
 	EXPECT_LT(0, info.caps.max_tokens);
 	EXPECT_LT(0, info.caps.max_buffers);
 	EXPECT_LT(0, info.caps.max_reserved_bytes);
+	EXPECT_LT(0, info.caps.max_pool_bytes);
+	EXPECT_LT(0, info.caps.watchdog_ns);
+}
+
+TEST_F(info, get_info_advertises_admission)
+{
+	struct retire_info info;
+
+	ASSERT_EQ(0, retire_get_info(self->r, &info));
+	EXPECT_TRUE(info.features & RETIRE_FEAT_ADMISSION);
+	EXPECT_TRUE(info.features & RETIRE_FEAT_REQUESTS);
+	EXPECT_TRUE(info.features & RETIRE_FEAT_SIM);
 }
 
 TEST_F(info, get_info_is_the_same_for_every_context)

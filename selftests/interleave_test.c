@@ -3,10 +3,14 @@
  * Seeded random interleavings of everything a caller can do: submit,
  * cancel (live, stale and forged handles), borrow, return (sometimes
  * twice), handoff, retire, reap, sim engine knobs (latency, failures,
- * CANCEL_RUNNING, HANG and reset) and closing a context with work in
- * flight. A model of every request predicts each return value and checks
- * each record as it is read; at the end everything is retired and every
- * counter, gauge and pin must be back where it started.
+ * CANCEL_RUNNING, HANG and reset), closing a context with work in flight,
+ * small per-context limits (SET, refused with -EBUSY below what is in
+ * use), epoch bumps and authority revokes (the publication predicate,
+ * judged when the TERMINAL record is read), and once per seed a hang past
+ * a short watchdog (quarantine) ended by an engine reset. A model of every
+ * request predicts each return value and checks each record as it is
+ * read; at the end everything is retired, nothing is quarantined, and
+ * every counter, gauge and pin must be back where it started.
  *
  * Each seed is a variant; a failure names its seed and step.
  */
@@ -30,6 +34,11 @@
 #define MAX_TOK		512
 #define MAX_USERMEM	64
 #define NO_CANCEL	1	/* mreq.first_cancel: no cancel found it live */
+#define NKEYS		4	/* requests use keys 0..3; 1..3 get bumped */
+#define WATCHDOG_NS	(150 * RT_MS)	/* the short watchdog of a hang */
+/* what a context's buffers use: ctx_open() registers these */
+#define USE_PINNED	(4 * RT_PAGE)		/* buffer 1 */
+#define USE_POOL	(4 * RT_PAGE + 2 * RT_PAGE)	/* buffers 0 and 2 */
 
 struct mbuf {
 	__u64 h;
@@ -44,6 +53,9 @@ struct mctx {
 	int inc;		/* incarnation: a reopened slot is a new one */
 	struct mbuf buf[NBUF];
 	struct retire_stats want;	/* what its counters must read */
+	struct retire_limits lim;	/* its limits as last set */
+	__u64 epoch[NKEYS];		/* each key's epoch */
+	__u64 auth;			/* the authority generation */
 };
 
 struct mreq {
@@ -59,6 +71,9 @@ struct mreq {
 	bool retired;		/* retire called and no token out */
 	bool orphan;		/* its context was closed */
 	int tokens;
+	__u64 key, epoch, auth;	/* taken at admission */
+	bool may_quarantine;	/* its context's watchdog was short */
+	bool quarantine;	/* its QUARANTINE record was read */
 };
 
 struct mtok {
@@ -90,6 +105,8 @@ struct world {
 	unsigned int reset_epoch;
 	int hang_steps;
 	__u64 ud_next;
+	struct retire_limits caps;	/* GET_INFO's */
+	int quarantine_step;		/* the step that hangs past a watchdog */
 };
 
 static void __attribute__((format(printf, 4, 5)))
@@ -137,6 +154,10 @@ static int ctx_open(struct world *w, int i)
 	memset(c, 0, sizeof(*c));
 	c->inc = w->inc_next++;
 	ret = retire_open(&c->r, NULL, 0);
+	if (ret)
+		return ret;
+	/* a new context starts at the caps; epochs and authority at 0 */
+	ret = retire_get_limits(c->r, &c->lim);
 	if (ret)
 		return ret;
 	for (b = 0; b < NBUF; b++) {
@@ -195,6 +216,20 @@ static int pick_ctx(struct world *w)
 }
 
 /* ---- records ------------------------------------------------------------ */
+
+/*
+ * The publication predicate as the module judges it when the TERMINAL
+ * record is read: no cancel that found the request in flight, and its
+ * key's epoch and the context's authority unchanged since admission. A
+ * cancel that returned -ENOENT (the request had terminated) names nothing.
+ */
+static bool publishable(const struct world *w, const struct mreq *rq)
+{
+	const struct mctx *c = &w->ctx[rq->ctx];
+
+	return rq->first_cancel == NO_CANCEL &&
+	       rq->epoch == c->epoch[rq->key] && rq->auth == c->auth;
+}
 
 static struct mreq *find_req(struct world *w, int i, __u64 h)
 {
@@ -263,6 +298,13 @@ static void process(struct world *w, int i, const struct retire_cqe *q)
 		switch (q->outcome) {
 		case RETIRE_OUTCOME_COMPLETED:
 			CHECK(w, !rq->cancel_won, "completed after cancel 0");
+			CHECK(w, publishable(w, rq),
+			      "published: cancel %d, key %llu epoch %llu now %llu, authority %llu now %llu",
+			      rq->first_cancel, (unsigned long long)rq->key,
+			      (unsigned long long)rq->epoch,
+			      (unsigned long long)c->epoch[rq->key],
+			      (unsigned long long)rq->auth,
+			      (unsigned long long)c->auth);
 			CHECK(w, q->flags & RETIRE_CQE_F_MEASURED, "flags %#x",
 			      q->flags);
 			CHECK(w, q->error == 0, "error %d", q->error);
@@ -280,6 +322,26 @@ static void process(struct world *w, int i, const struct retire_cqe *q)
 							  rq->ud) < 0,
 				      "DEV_WRITE pattern wrong");
 			c->want.completed++;
+			c->want.published++;
+			break;
+		case RETIRE_OUTCOME_STALE:
+			/* the engine succeeded; the predicate rejected it */
+			CHECK(w, !rq->cancel_won, "stale after cancel 0");
+			CHECK(w, !publishable(w, rq),
+			      "stale: cancel %d, key %llu epoch %llu, authority %llu: all unchanged",
+			      rq->first_cancel, (unsigned long long)rq->key,
+			      (unsigned long long)rq->epoch,
+			      (unsigned long long)rq->auth);
+			CHECK(w, NOT_MEASURED(q), "STALE measured");
+			CHECK(w, q->error == 0, "error %d", q->error);
+			/* the transfer itself completed */
+			if (rq->dev & RETIRE_DEV_WRITE)
+				CHECK(w, rt_check_pattern(mb->mem + rq->off,
+							  rq->len,
+							  rq->ud) < 0,
+				      "STALE: DEV_WRITE pattern wrong");
+			c->want.completed++;
+			c->want.stale_published++;
 			break;
 		case RETIRE_OUTCOME_FAILED:
 			CHECK(w, !rq->cancel_won, "failed after cancel 0");
@@ -300,6 +362,19 @@ static void process(struct world *w, int i, const struct retire_cqe *q)
 			CHECK(w, 0, "terminal outcome %u", q->outcome);
 		}
 		rq->terminal = true;
+		break;
+	case RETIRE_REC_QUARANTINE:
+		CHECK(w, rq->may_quarantine,
+		      "QUARANTINE under a long watchdog");
+		CHECK(w, !rq->quarantine, "second QUARANTINE");
+		CHECK(w, !rq->terminal, "QUARANTINE after TERMINAL");
+		CHECK(w, q->outcome == RETIRE_OUTCOME_UNKNOWN, "outcome %u",
+		      q->outcome);
+		CHECK(w, q->flags & RETIRE_CQE_F_OUTSTANDING, "flags %#x",
+		      q->flags);
+		CHECK(w, NOT_MEASURED(q), "QUARANTINE measured");
+		rq->quarantine = true;
+		c->want.quarantined++;
 		break;
 	case RETIRE_REC_RETIRED:
 		CHECK(w, rq->terminal, "RETIRED before TERMINAL");
@@ -367,6 +442,106 @@ static bool is_borrowable(const struct mreq *rq)
 	return !rq->retired && !rq->retire_called;
 }
 
+/* unretired requests of context @i (its incarnation) and their bytes */
+static unsigned int ctx_unretired(const struct world *w, int i,
+				  __u64 *bytes)
+{
+	unsigned int n = 0;
+	int k;
+
+	*bytes = 0;
+	for (k = 0; k < w->nreq; k++) {
+		const struct mreq *rq = &w->req[k];
+
+		if (rq->ctx != i || rq->inc != w->ctx[i].inc || rq->orphan ||
+		    rq->retired)
+			continue;
+		n++;
+		*bytes += rq->len;
+	}
+	return n;
+}
+
+/* borrow tokens of context @i that are out */
+static unsigned int ctx_tokens(const struct world *w, int i)
+{
+	unsigned int n = 0;
+	int k;
+
+	for (k = 0; k < w->ntok; k++) {
+		const struct mreq *rq = &w->req[w->tok[k].req];
+
+		if (rq->ctx == i && rq->inc == w->ctx[i].inc && !rq->orphan &&
+		    w->tok[k].live)
+			n++;
+	}
+	return n;
+}
+
+/*
+ * What admission says to a well-formed entry of @len bytes on a FREE
+ * buffer of context @i (the bounds the model can predict): 0, -ENOSPC or
+ * -EDQUOT. max_waiting is never below NBUF, and a context never has more
+ * than NBUF unretired requests, so -ENOBUFS cannot happen.
+ */
+static int admission(const struct world *w, int i, __u64 len)
+{
+	const struct mctx *c = &w->ctx[i];
+	__u64 reserved;
+	unsigned int n = ctx_unretired(w, i, &reserved);
+
+	if (n >= c->lim.max_unretired)
+		return -ENOSPC;
+	if (reserved + len > c->lim.max_reserved_bytes)
+		return -EDQUOT;
+	return 0;
+}
+
+/* count a refused entry the way the module does */
+static void count_refusal(struct world *w, int i, int err)
+{
+	struct retire_stats *want = &w->ctx[i].want;
+
+	want->refused++;
+	if (err == -ENOSPC)
+		want->refused_unretired++;
+	else if (err == -EDQUOT)
+		want->refused_reserved++;
+	else if (err == -ENOTRECOVERABLE)
+		want->refused_quarantine++;
+}
+
+/* the model of an admitted request; returns it */
+static struct mreq *model_admit(struct world *w, int i, int b, __u64 h,
+				__u64 ud, __u64 off, __u64 len, __u32 dev,
+				__u64 deadline, __u64 key, __u64 sum)
+{
+	struct mctx *c = &w->ctx[i];
+	struct mreq *rq = &w->req[w->nreq];
+
+	memset(rq, 0, sizeof(*rq));
+	rq->ctx = i;
+	rq->inc = c->inc;
+	rq->buf = b;
+	rq->h = h;
+	rq->ud = ud;
+	rq->off = off;
+	rq->len = len;
+	rq->deadline = deadline;
+	rq->dev = dev;
+	rq->sum = sum;
+	rq->key = key;
+	rq->epoch = c->epoch[key];
+	rq->auth = c->auth;
+	rq->reset_epoch = w->reset_epoch;
+	rq->first_cancel = NO_CANCEL;
+	c->buf[b].req = w->nreq++;
+	c->want.admitted++;
+	CHECK(w, RETIRE_HANDLE_KIND(h) == RETIRE_KIND_REQ, "handle %#llx",
+	      (unsigned long long)h);
+	return rq;
+}
+
 static struct mtok *pick_tok(struct world *w, int i, bool live)
 {
 	int k, n = 0, idx[MAX_TOK];
@@ -390,10 +565,9 @@ static void op_submit(struct world *w)
 	int i = pick_ctx(w), b = rnd(w, NBUF), expect = 0, ret;
 	struct mctx *c = &w->ctx[i];
 	struct mbuf *mb = &c->buf[b];
-	__u64 off, len, deadline = 0, ud, h = 0, sum = 0;
+	__u64 off, len, deadline = 0, ud, h = 0, sum = 0, key = rnd(w, NKEYS);
 	bool bad = mb->req < 0 && rnd(w, 20) == 0;
 	__u32 dev = devs[rnd(w, 3)];
-	struct mreq *rq;
 
 	w->op = "submit";
 	if (w->nreq == MAX_REQ)
@@ -407,36 +581,22 @@ static void op_submit(struct world *w)
 	}
 	if (mb->req >= 0)
 		expect = -EBUSY;
+	/* the bounds come after validation, lookup and the buffer's state */
+	if (!expect)
+		expect = admission(w, i, len);
 	if (rnd(w, 4) == 0)
 		deadline = (1 + rnd(w, 10)) * RT_MS;
 	ud = (w->seed << 40) ^ ++w->ud_next;
 	if ((dev & RETIRE_DEV_READ) && !bad)
 		sum = rt_fnv1a64(mb->mem + off, len);
 
-	ret = rt_submit(c->r, mb->h, off, len, dev, ud, deadline, &h);
+	ret = rt_submit_key(c->r, mb->h, off, len, dev, ud, deadline, key, &h);
 	CHECK(w, ret == expect, "submit returned %d, want %d", ret, expect);
 	if (ret) {
-		c->want.refused++;
+		count_refusal(w, i, ret);
 		return;
 	}
-	rq = &w->req[w->nreq];
-	memset(rq, 0, sizeof(*rq));
-	rq->ctx = i;
-	rq->inc = c->inc;
-	rq->buf = b;
-	rq->h = h;
-	rq->ud = ud;
-	rq->off = off;
-	rq->len = len;
-	rq->deadline = deadline;
-	rq->dev = dev;
-	rq->sum = sum;
-	rq->reset_epoch = w->reset_epoch;
-	rq->first_cancel = NO_CANCEL;
-	mb->req = w->nreq++;
-	c->want.admitted++;
-	CHECK(w, RETIRE_HANDLE_KIND(h) == RETIRE_KIND_REQ, "handle %#llx",
-	      (unsigned long long)h);
+	model_admit(w, i, b, h, ud, off, len, dev, deadline, key, sum);
 }
 
 static void op_cancel(struct world *w)
@@ -496,7 +656,7 @@ static void op_borrow(struct world *w)
 {
 	int i = pick_ctx(w), ret;
 	struct mctx *c = &w->ctx[i];
-	bool stale = rnd(w, 6) == 0;
+	bool stale = rnd(w, 6) == 0, full;
 	struct mreq *rq;
 	__u64 t = 0;
 
@@ -504,16 +664,28 @@ static void op_borrow(struct world *w)
 	rq = pick_req(w, i, stale ? is_stale : is_borrowable);
 	if (!rq || w->ntok == MAX_TOK)
 		return;
+	full = ctx_tokens(w, i) >= c->lim.max_tokens;
 	ret = retire_borrow_token(c->r, rq->h, &t);
+	if (ret == -ETOOMANYREFS) {
+		/* which of a stale handle and the limit is checked first is
+		 * not fixed: either answer is right at the limit */
+		CHECK(w, full, "borrow refused under max_tokens %u",
+		      c->lim.max_tokens);
+		c->want.refused_tokens++;
+		return;
+	}
 	if (stale) {
 		CHECK(w, ret == -ENOENT, "borrow on stale returned %d", ret);
 		c->want.stale_token++;
 		return;
 	}
 	if (rq->terminal)
-		CHECK(w, ret == 0, "borrow after TERMINAL returned %d", ret);
+		CHECK(w, ret == 0 && !full,
+		      "borrow after TERMINAL returned %d, tokens full %d", ret,
+		      full);
 	else
-		CHECK(w, ret == 0 || ret == -EBUSY, "borrow returned %d", ret);
+		CHECK(w, (ret == 0 && !full) || ret == -EBUSY,
+		      "borrow returned %d, tokens full %d", ret, full);
 	if (ret)
 		return;
 	CHECK(w, RETIRE_HANDLE_KIND(t) == RETIRE_KIND_TOKEN, "token %#llx",
@@ -566,7 +738,7 @@ static void op_handoff(struct world *w)
 {
 	int i = pick_ctx(w), ret;
 	struct mctx *c = &w->ctx[i];
-	bool dead = rnd(w, 4) == 0;
+	bool dead = rnd(w, 4) == 0, full;
 	struct mtok *tk;
 	__u64 t2 = 0;
 
@@ -574,7 +746,19 @@ static void op_handoff(struct world *w)
 	tk = pick_tok(w, i, !dead);
 	if (!tk || w->ntok == MAX_TOK)
 		return;
+	full = ctx_tokens(w, i) >= c->lim.max_tokens;
 	ret = retire_handoff_token(c->r, tk->t, &t2);
+	if (ret == -ETOOMANYREFS) {
+		/*
+		 * At max_tokens a handoff may be refused (it takes the new
+		 * token before it gives the old one back); the old token
+		 * stays out. Below the limit it never is.
+		 */
+		CHECK(w, full, "handoff refused under max_tokens %u",
+		      c->lim.max_tokens);
+		c->want.refused_tokens++;
+		return;
+	}
 	if (dead) {
 		CHECK(w, ret == -ENOENT, "handoff of a dead token returned %d",
 		      ret);
@@ -685,6 +869,276 @@ static void op_sim(struct world *w)
 	apply_sim(w);
 }
 
+static void drain_ctx(struct world *w, int i, bool terminal);
+
+static __u64 min_u64(__u64 a, __u64 b)
+{
+	return a < b ? a : b;
+}
+
+/*
+ * SET small limits, random but within the caps. A field below what the
+ * context uses must be refused with -EBUSY and change nothing; so must an
+ * invalid set (max_active_per_key above max_active) with -EINVAL. GET then
+ * tells what is in force, and the model follows it.
+ */
+static void op_limits(struct world *w)
+{
+	int i = pick_ctx(w), expect = 0, ret;
+	struct mctx *c = &w->ctx[i];
+	struct retire_limits l = c->lim, got;
+	unsigned int unretired, tokens, engine = 0;
+	bool either = false;
+	__u64 reserved;
+	int k;
+
+	w->op = "set limits";
+	unretired = ctx_unretired(w, i, &reserved);
+	tokens = ctx_tokens(w, i);
+	/* at most this many are in the engine: admitted, no TERMINAL read */
+	for (k = 0; k < w->nreq; k++)
+		if (w->req[k].ctx == i && w->req[k].inc == c->inc &&
+		    !w->req[k].orphan && !w->req[k].terminal)
+			engine++;
+	switch (rnd(w, 8)) {
+	case 0:
+		/* back to the caps, keeping the watchdog */
+		l = w->caps;
+		l.watchdog_ns = c->lim.watchdog_ns;
+		break;
+	case 1:
+		/* invalid, from limits that are otherwise fine */
+		l.max_active_per_key = l.max_active + 1;
+		expect = -EINVAL;
+		break;
+	default:
+		l.max_unretired = 1 + rnd(w, 4);
+		l.max_active = 1 + rnd(w, 4);
+		l.max_active_per_key = 1 + rnd(w, l.max_active);
+		/* never below NBUF: -ENOBUFS stays out of the model */
+		l.max_waiting = NBUF + rnd(w, 4);
+		l.max_tokens = 1 + rnd(w, 6);
+		l.max_buffers = NBUF - 1 + rnd(w, 4);
+		l.max_reserved_bytes = (1 + rnd(w, 8)) * RT_PAGE;
+		l.max_pinned_bytes = USE_PINNED - RT_PAGE +
+				     rnd(w, 3) * RT_PAGE;
+		l.max_pool_bytes = USE_POOL - RT_PAGE + rnd(w, 3) * RT_PAGE;
+		l.max_unretired = min_u64(l.max_unretired,
+					  w->caps.max_unretired);
+		l.max_active = min_u64(l.max_active, w->caps.max_active);
+		l.max_active_per_key = min_u64(l.max_active_per_key,
+					       min_u64(l.max_active,
+						 w->caps.max_active_per_key));
+		l.max_waiting = min_u64(l.max_waiting, w->caps.max_waiting);
+		l.max_tokens = min_u64(l.max_tokens, w->caps.max_tokens);
+		l.max_buffers = min_u64(l.max_buffers, w->caps.max_buffers);
+		l.max_reserved_bytes = min_u64(l.max_reserved_bytes,
+					       w->caps.max_reserved_bytes);
+		l.max_pinned_bytes = min_u64(l.max_pinned_bytes,
+					     w->caps.max_pinned_bytes);
+		l.max_pool_bytes = min_u64(l.max_pool_bytes,
+					   w->caps.max_pool_bytes);
+		break;
+	}
+	if (!expect &&
+	    (l.max_unretired < unretired || l.max_tokens < tokens ||
+	     l.max_buffers < NBUF || l.max_reserved_bytes < reserved ||
+	     l.max_pinned_bytes < USE_PINNED || l.max_pool_bytes < USE_POOL))
+		expect = -EBUSY;
+	/*
+	 * The semantics do not list the requests in the engine among what
+	 * a SET may not go below, but a module may refuse max_active below
+	 * them; how many there are the model cannot know: either is right.
+	 */
+	if (!expect && l.max_active < engine)
+		either = true;
+
+	ret = retire_set_limits(c->r, &l);
+	if (either && (ret == 0 || ret == -EBUSY))
+		expect = ret;
+	CHECK(w, ret == expect,
+	      "set limits returned %d, want %d (unretired %u/%u tokens %u/%u reserved %llu/%llu)",
+	      ret, expect, unretired, l.max_unretired, tokens, l.max_tokens,
+	      (unsigned long long)reserved,
+	      (unsigned long long)l.max_reserved_bytes);
+	ret = retire_get_limits(c->r, &got);
+	CHECK(w, ret == 0, "get limits returned %d", ret);
+	if (ret)
+		return;
+	CHECK(w, rt_limits_equal(&got, expect ? &c->lim : &l),
+	      "limits in force are not the %s ones",
+	      expect ? "old" : "new");
+	c->lim = got;
+}
+
+/* bump a key's epoch, revoke the authority, or read both back */
+static void op_epoch(struct world *w)
+{
+	int i = pick_ctx(w), ret;
+	struct mctx *c = &w->ctx[i];
+	__u64 key = 1 + rnd(w, NKEYS - 1), e = ~0ULL, a = ~0ULL;
+
+	switch (rnd(w, 3)) {
+	case 0:
+		w->op = "bump epoch";
+		ret = retire_bump_epoch(c->r, key, &e);
+		CHECK(w, ret == 0, "bump returned %d", ret);
+		if (ret)
+			return;
+		c->epoch[key]++;
+		CHECK(w, e == c->epoch[key], "key %llu epoch %llu, want %llu",
+		      (unsigned long long)key, (unsigned long long)e,
+		      (unsigned long long)c->epoch[key]);
+		break;
+	case 1:
+		w->op = "revoke authority";
+		ret = retire_revoke_authority(c->r, &a);
+		CHECK(w, ret == 0, "revoke returned %d", ret);
+		if (ret)
+			return;
+		c->auth++;
+		CHECK(w, a == c->auth, "authority %llu, want %llu",
+		      (unsigned long long)a, (unsigned long long)c->auth);
+		break;
+	default:
+		w->op = "get epoch";
+		key = rnd(w, NKEYS);
+		ret = retire_get_epoch(c->r, key, &e, &a);
+		CHECK(w, ret == 0 && e == c->epoch[key] && a == c->auth,
+		      "get returned %d: epoch %llu (want %llu) authority %llu (want %llu)",
+		      ret, (unsigned long long)e,
+		      (unsigned long long)c->epoch[key], (unsigned long long)a,
+		      (unsigned long long)c->auth);
+		break;
+	}
+}
+
+/* wait (bounded) for the gauge quarantined_now of context @i to be @want */
+static void expect_quarantined_now(struct world *w, int i, __u64 want)
+{
+	__u64 end = rt_now_ns() + 2000 * RT_MS;
+	struct retire_stats st;
+	int ret;
+
+	for (;;) {
+		ret = rt_stats(w->ctx[i].r, &st);
+		CHECK(w, ret == 0, "stats returned %d", ret);
+		if (ret || st.quarantined_now == want || rt_now_ns() > end)
+			break;
+		rt_msleep(20);
+	}
+	CHECK(w, st.quarantined_now == want, "quarantined_now %llu, want %llu",
+	      (unsigned long long)st.quarantined_now,
+	      (unsigned long long)want);
+}
+
+/*
+ * Once per seed: a context's watchdog made short, the engine hung, one
+ * request held past the watchdog. Its QUARANTINE record must come; while
+ * it is quarantined the context admits nothing (-ENOTRECOVERABLE, before
+ * any other check), its buffer cannot be unregistered and it cannot be
+ * retired. Then the watchdog goes back and the engine is reset, which
+ * ends the request (FAILED, -ECANCELED) and releases the quarantine: from
+ * then on it retires as any other, in the steps that follow.
+ */
+static void op_quarantine(struct world *w)
+{
+	int i = pick_ctx(w), b = -1, k, ret;
+	struct mctx *c = &w->ctx[i];
+	__u64 len = 512, ud, h = 0, key = rnd(w, NKEYS), watchdog, end;
+	struct retire_limits l;
+	struct mreq *rq;
+
+	w->op = "hang past the watchdog";
+	for (k = 0; k < NBUF; k++) {
+		int kb = (k + w->step) % NBUF;
+
+		if (c->buf[kb].req < 0) {
+			b = kb;
+			break;
+		}
+	}
+	/* no FREE buffer, or no room for the request: another time */
+	if (b < 0 || w->nreq + 2 > MAX_REQ || admission(w, i, len))
+		return;
+
+	/*
+	 * Nothing hangs from before: every job the engine holds ends now,
+	 * and what of this context is still waiting runs to its end, so that
+	 * no request of it that hangs later can stand in front of this one.
+	 */
+	w->fail_every = 0;	/* its activation must not fail instead */
+	sim_reset(w);
+	drain_ctx(w, i, true);
+	watchdog = c->lim.watchdog_ns;
+	l = c->lim;
+	l.watchdog_ns = WATCHDOG_NS;
+	ret = retire_set_limits(c->r, &l);
+	CHECK(w, ret == 0, "set watchdog returned %d", ret);
+	if (ret)
+		return;
+	c->lim = l;
+	/* anything of this context still in the engine may be held too long */
+	for (k = 0; k < w->nreq; k++) {
+		rq = &w->req[k];
+		if (rq->ctx == i && rq->inc == c->inc && !rq->orphan &&
+		    !rq->terminal)
+			rq->may_quarantine = true;
+	}
+
+	w->sim_flags |= RETIRE_SIM_F_HANG;
+	apply_sim(w);
+	ud = (w->seed << 40) ^ ++w->ud_next;
+	ret = rt_submit_key(c->r, c->buf[b].h, 0, len, RETIRE_DEV_WRITE, ud, 0,
+			    key, &h);
+	CHECK(w, ret == 0, "submit returned %d", ret);
+	if (ret) {
+		count_refusal(w, i, ret);
+	} else {
+		rq = model_admit(w, i, b, h, ud, 0, len, RETIRE_DEV_WRITE, 0,
+				 key, 0);
+		rq->may_quarantine = true;
+		end = rt_now_ns() + 3000 * RT_MS;
+		while (!rq->quarantine && rt_now_ns() < end)
+			reap_ctx(w, i, 1, 50 * RT_MS);
+		CHECK(w, rq->quarantine, "no QUARANTINE record within 3 s");
+	}
+	if (!ret && rq->quarantine) {
+		struct mbuf *pb = &c->buf[rnd(w, NBUF)];
+		__u64 h2 = 0;
+
+		expect_quarantined_now(w, i, 1);
+		/* the whole context: even an entry that would be refused for
+		 * another reason (pb may be attached) */
+		ud = (w->seed << 40) ^ ++w->ud_next;
+		ret = rt_submit_key(c->r, pb->h, 0, 1, RETIRE_DEV_READ, ud, 0, 0,
+				    &h2);
+		CHECK(w, ret == -ENOTRECOVERABLE,
+		      "submit while quarantined returned %d", ret);
+		if (ret)
+			count_refusal(w, i, ret);
+		else
+			model_admit(w, i, pb - c->buf, h2, ud, 0, 1,
+				    RETIRE_DEV_READ, 0, 0,
+				    rt_fnv1a64(pb->mem, 1));
+		ret = retire_unregister_buffer(c->r, c->buf[b].h);
+		CHECK(w, ret == -EBUSY, "unregister quarantined returned %d",
+		      ret);
+		ret = retire_retire_request(c->r, rq->h);
+		CHECK(w, ret == -EBUSY, "retire quarantined returned %d", ret);
+	}
+
+	/* the watchdog back first, so that nothing else is quarantined */
+	l.watchdog_ns = watchdog;
+	ret = retire_set_limits(c->r, &l);
+	CHECK(w, ret == 0, "restore watchdog returned %d", ret);
+	if (!ret)
+		c->lim = l;
+	w->op = "reset after quarantine";
+	sim_reset(w);
+	expect_quarantined_now(w, i, 0);
+}
+
 static void op_close_reopen(struct world *w)
 {
 	struct __test_metadata *_metadata = w->md;
@@ -703,24 +1157,30 @@ static void step(struct world *w)
 {
 	unsigned int x = rnd(w, 100);
 
-	if (x < 22)
+	if (w->step == w->quarantine_step)
+		op_quarantine(w);
+	else if (x < 20)
 		op_submit(w);
-	else if (x < 34)
+	else if (x < 31)
 		op_cancel(w);
-	else if (x < 44)
+	else if (x < 40)
 		op_borrow(w);
-	else if (x < 54)
+	else if (x < 49)
 		op_return(w);
-	else if (x < 58)
+	else if (x < 53)
 		op_handoff(w);
-	else if (x < 72)
+	else if (x < 66)
 		op_retire(w);
-	else if (x < 88)
+	else if (x < 80)
 		op_reap(w);
-	else if (x < 94)
+	else if (x < 86)
 		op_sim(w);
-	else if (x < 97)
+	else if (x < 89)
 		op_close_reopen(w);
+	else if (x < 93)
+		op_limits(w);
+	else if (x < 98)
+		op_epoch(w);
 	else
 		rt_msleep(rnd(w, 5));
 
@@ -808,7 +1268,19 @@ static void finish(struct world *w)
 		SAME(stale_user);
 		SAME(protocol_errors);
 		SAME(consumer_errors);
+		SAME(refused_unretired);
+		SAME(refused_reserved);
+		SAME(refused_waiting);
+		SAME(refused_quarantine);
+		SAME(refused_injected);
+		SAME(refused_tokens);
+		SAME(published);
+		SAME(stale_published);
+		SAME(quarantined);
 #undef SAME
+		/* the final reset released every quarantine */
+		CHECK(w, !st.quarantined_now, "quarantined_now %llu",
+		      (unsigned long long)st.quarantined_now);
 		CHECK(w, st.stale_token >= want->stale_token, "stale_token %llu",
 		      (unsigned long long)st.stale_token);
 		CHECK(w, st.admitted == st.retired, "admitted %llu retired %llu",
@@ -903,6 +1375,7 @@ TEST_F_TIMEOUT(interleave, random_steps_retire_everything_exactly_once, 60)
 {
 	struct world *w = self->w;
 	struct retire_stats base, m;
+	struct retire_info info;
 	long long pins0 = 0, pins = 0;
 	bool have_pins = rt_have_foll_pins();
 	long lck0, lck = 0;
@@ -914,6 +1387,9 @@ TEST_F_TIMEOUT(interleave, random_steps_retire_everything_exactly_once, 60)
 	if (have_pins)
 		pins0 = rt_foll_pins();
 
+	ASSERT_EQ(0, retire_get_info(w->obs, &info));
+	w->caps = info.caps;
+	w->quarantine_step = rnd(w, NSTEPS);
 	w->latency = RT_MS;
 	w->sim_flags = 0;
 	w->op = "setup";
@@ -946,6 +1422,8 @@ TEST_F_TIMEOUT(interleave, random_steps_retire_everything_exactly_once, 60)
 	BACK(pinned_bytes);
 	BACK(buffers);
 	BACK(contexts);
+	BACK(quarantined_now);
+	BACK(pool_bytes);
 #undef BACK
 	CHECK(w, m.admitted - base.admitted == m.retired - base.retired,
 	      "module admitted +%llu, retired +%llu",

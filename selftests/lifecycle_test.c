@@ -63,13 +63,14 @@ FIXTURE_TEARDOWN(lifecycle)
 	retire_close(self->r);
 }
 
-TEST_F(lifecycle, features_advertise_requests_and_sim)
+TEST_F(lifecycle, features_advertise_requests_sim_and_admission)
 {
 	struct retire_info info;
 
 	ASSERT_EQ(0, retire_get_info(self->r, &info));
 	EXPECT_TRUE(info.features & RETIRE_FEAT_REQUESTS);
 	EXPECT_TRUE(info.features & RETIRE_FEAT_SIM);
+	EXPECT_TRUE(info.features & RETIRE_FEAT_ADMISSION);
 }
 
 TEST_F(lifecycle, exit1_success_before_deadline_retires_at_once)
@@ -106,6 +107,8 @@ TEST_F(lifecycle, exit1_success_before_deadline_retires_at_once)
 	ASSERT_EQ(0, rt_stats(self->r, &st));
 	EXPECT_EQ(0, st.timed_out);
 	EXPECT_EQ(1, st.completed);
+	EXPECT_EQ(1, st.published);
+	EXPECT_EQ(0, st.stale_published);
 	EXPECT_EQ(0, st.logical_outstanding);
 	EXPECT_EQ(1, st.physical_outstanding);
 	EXPECT_EQ(LEN, st.owned_bytes);
@@ -204,6 +207,9 @@ TEST_F(lifecycle, exit2_cancel_running_gives_ack_then_cancelled_terminal)
 	EXPECT_EQ(1, st.cancelled);
 	EXPECT_EQ(0, st.completed);
 	EXPECT_EQ(0, st.failed);
+	/* a cancelled record is delivered as it is: neither count */
+	EXPECT_EQ(0, st.published);
+	EXPECT_EQ(0, st.stale_published);
 	EXPECT_EQ(1, st.retired);
 	EXPECT_EQ(0, st.tokens_out);
 	EXPECT_EQ(0, st.physical_outstanding);
@@ -211,12 +217,19 @@ TEST_F(lifecycle, exit2_cancel_running_gives_ack_then_cancelled_terminal)
 	EXPECT_EQ(0, st.owned_bytes);
 }
 
-TEST_F(lifecycle, exit3_cancel_inflight_returns_ealready)
+/*
+ * The cancel came too late to stop the device, which then succeeded: the
+ * transfer counts as completed, but the record is not published as such
+ * (the publication predicate: a cancel named it), so the caller cannot
+ * mistake it for a result it still wants.
+ */
+TEST_F(lifecycle, exit3_cancel_inflight_returns_ealready_then_stale)
 {
 	struct retire_cqe ack, term, c;
 	struct retire_stats st;
 	__u64 h;
 
+	memset(self->map, 0x3c, LEN);
 	ASSERT_EQ(0, rt_set_latency(self->r, 0, 300 * RT_MS));
 	ASSERT_EQ(0, rt_submit(self->r, self->buf, 0, LEN, RETIRE_DEV_READ,
 			       0x33, 0, &h));
@@ -237,14 +250,15 @@ TEST_F(lifecycle, exit3_cancel_inflight_returns_ealready)
 	EXPECT_EQ(1, rt_count(&self->log, h, RETIRE_REC_CANCEL_ACK));
 	EXPECT_LT(rt_index(&self->log, h, RETIRE_REC_CANCEL_ACK),
 		  rt_index(&self->log, h, RETIRE_REC_TERMINAL));
-	/* the engine's own outcome */
-	EXPECT_EQ(RETIRE_OUTCOME_COMPLETED, term.outcome);
-	EXPECT_TRUE(term.flags & RETIRE_CQE_F_MEASURED);
+	/* the engine succeeded, but a cancel named it: stale, unmeasured */
+	EXPECT_EQ(RETIRE_OUTCOME_STALE, term.outcome);
+	EXPECT_EQ(0, term.error);
+	EXPECT_EQ(0x33, term.user_data);
+	EXPECT_TRUE(NOT_MEASURED(term));
 	EXPECT_TRUE(term.flags & RETIRE_CQE_F_CANCEL_REQUESTED);
 	EXPECT_FALSE(term.flags & RETIRE_CQE_F_OUTSTANDING);
-	EXPECT_EQ(LEN, term.result_len);
-	EXPECT_LT(0, term.latency_ns);
-	EXPECT_EQ(rt_fnv1a64(self->map, LEN), term.checksum);
+	/* DEV_READ only: the device read the range and changed nothing */
+	EXPECT_EQ(-1, rt_check_fill(self->map, LEN, 0x3c));
 
 	/* terminated: nothing left to cancel */
 	EXPECT_EQ(-ENOENT, retire_cancel_request(self->r, h));
@@ -259,10 +273,15 @@ TEST_F(lifecycle, exit3_cancel_inflight_returns_ealready)
 	EXPECT_EQ(2, st.cancel_already);
 	EXPECT_EQ(0, st.cancel_ok);
 	EXPECT_EQ(1, st.cancel_noent);
+	/* a completed transfer, delivered stale */
 	EXPECT_EQ(1, st.completed);
+	EXPECT_EQ(0, st.published);
+	EXPECT_EQ(1, st.stale_published);
 	EXPECT_EQ(0, st.cancelled);
+	EXPECT_EQ(0, st.failed);
 	EXPECT_EQ(1, st.retired);
 	EXPECT_EQ(0, st.physical_outstanding);
+	EXPECT_EQ(0, st.owned_bytes);
 }
 
 TEST_F(lifecycle, exit4_wrong_handle_cancel_noent_real_target_completes)
@@ -304,6 +323,9 @@ TEST_F(lifecycle, exit4_wrong_handle_cancel_noent_real_target_completes)
 	EXPECT_EQ(1, st.retired);
 	EXPECT_EQ(1, st.stale_user);
 	EXPECT_EQ(0, st.physical_outstanding);
+	/* a cancel naming a wrong handle does not make the target stale */
+	EXPECT_EQ(1, st.published);
+	EXPECT_EQ(0, st.stale_published);
 }
 
 TEST_F(lifecycle, exit4_hung_target_terminates_only_on_sim_reset)
@@ -465,6 +487,8 @@ TEST_F(lifecycle, timeout_delivers_timed_out_and_keeps_buffer_owned)
 	EXPECT_EQ(0, st.buffers);
 	EXPECT_EQ(1, st.timed_out);
 	EXPECT_EQ(1, st.completed);
+	/* a timeout is no cancel: the late result is still published */
+	EXPECT_EQ(1, st.published);
 	EXPECT_EQ(0, st.physical_outstanding);
 }
 
@@ -537,6 +561,8 @@ TEST_F(lifecycle, failed_request_delivers_failed_not_measured)
 	ASSERT_EQ(0, rt_stats(self->r, &st));
 	EXPECT_EQ(1, st.failed);
 	EXPECT_EQ(0, st.completed);
+	EXPECT_EQ(0, st.published);
+	EXPECT_EQ(0, st.stale_published);
 	EXPECT_EQ(0, st.logical_outstanding);
 
 	ASSERT_EQ(0, retire_retire_request(self->r, h));
@@ -857,6 +883,8 @@ static int wait_module_gauges(struct retire *r, const struct retire_stats *want,
 	EXPECT_EQ((want).pinned_bytes, (now).pinned_bytes);		\
 	EXPECT_EQ((want).buffers, (now).buffers);			\
 	EXPECT_EQ((want).contexts, (now).contexts);			\
+	EXPECT_EQ((want).pool_bytes, (now).pool_bytes);			\
+	EXPECT_EQ((want).quarantined_now, (now).quarantined_now);	\
 } while (0)
 
 TEST_F(owner, exit6_closed_fd_reused_number_is_a_new_context)
@@ -1012,6 +1040,8 @@ static void killed_owner(struct __test_metadata *_metadata,
 		  m.physical_outstanding);
 	EXPECT_EQ(self->base.buffers + OWNER_REQS, m.buffers);
 	EXPECT_EQ(self->base.pinned_bytes + 2 * RT_PAGE, m.pinned_bytes);
+	/* three module-allocated buffers of two pages: the pool's */
+	EXPECT_EQ(self->base.pool_bytes + 3 * 2 * RT_PAGE, m.pool_bytes);
 	EXPECT_EQ(self->base.tokens_out + (tokens ? OWNER_TOKENS : 0),
 		  m.tokens_out);
 

@@ -13,6 +13,8 @@
 #include <errno.h>
 #include <limits.h>
 #include <poll.h>
+#include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -68,7 +70,11 @@ static inline int rt_ioctl(int fd, unsigned long cmd, void *arg)
 
 /* ---- the sim engine ----------------------------------------------------- */
 
-/* set every knob of the module-wide sim engine explicitly */
+/*
+ * Set every knob of the module-wide sim engine explicitly. The knobs this
+ * helper does not take (fail_submit_every, rate_bps, burst_bytes) are set
+ * to 0: no injected submission failures, unlimited bandwidth.
+ */
 static inline int rt_set_sim(struct retire *r, __u32 flags, __u64 latency_ns,
 			     __u64 tick_ns, __u64 bytes_per_tick,
 			     __u32 fail_every, __u64 seed)
@@ -95,8 +101,10 @@ static inline int rt_set_latency(struct retire *r, __u32 flags,
 
 /*
  * What every teardown leaves behind, and what every setup starts from (a
- * test killed by its timeout never runs its teardown): all knobs 0,
- * nothing held by the engine.
+ * test killed by its timeout never runs its teardown): all knobs 0 (the
+ * flags, fail_every, fail_submit_every, rate_bps and burst_bytes among
+ * them), nothing held by the engine, nothing quarantined (the reset
+ * releases every quarantined request of every context).
  */
 static inline void rt_sim_neutral(struct retire *r)
 {
@@ -129,6 +137,55 @@ static inline int rt_submit(struct retire *r, __u64 buf, __u64 offset,
 	if (handle)
 		*handle = sqe.handle;
 	return 0;
+}
+
+/* rt_submit() with a key: admission (max_active_per_key) and the
+ * publication predicate (the key's epoch) look at it */
+static inline int rt_submit_key(struct retire *r, __u64 buf, __u64 offset,
+				__u64 len, __u32 dev_flags, __u64 user_data,
+				__u64 deadline_ns, __u64 key, __u64 *handle)
+{
+	struct retire_sqe sqe;
+	int ret;
+
+	retire_prep_request(&sqe, buf, offset, len, dev_flags, user_data);
+	sqe.deadline_ns = deadline_ns;
+	sqe.key = key;
+	ret = retire_submit_requests(r, &sqe, 1);
+	if (ret < 0)
+		return ret;
+	if (ret != 1)
+		return sqe.result ? sqe.result : -EPROTO;
+	if (handle)
+		*handle = sqe.handle;
+	return 0;
+}
+
+/* register a module-allocated buffer of @len bytes without mapping it;
+ * *@evicted (if not NULL) gets reg.evicted */
+static inline int rt_register(struct retire *r, __u64 len, __u64 *handle,
+			      __u32 *evicted)
+{
+	struct retire_buf_reg reg;
+	int ret;
+
+	memset(&reg, 0, sizeof(reg));
+	reg.len = len;
+	ret = retire_register_buffer(r, &reg);
+	if (ret)
+		return ret;
+	*handle = reg.handle;
+	if (evicted)
+		*evicted = reg.evicted;
+	return 0;
+}
+
+/* ---- limits -------------------------------------------------------------- */
+
+static inline int rt_limits_equal(const struct retire_limits *a,
+				  const struct retire_limits *b)
+{
+	return !memcmp(a, b, sizeof(*a));
 }
 
 /* ---- the record log ----------------------------------------------------- */
@@ -310,11 +367,72 @@ static inline int rt_mstats(struct retire *r, struct retire_stats *s)
 	return retire_get_stats(r, s, RETIRE_STATS_F_MODULE);
 }
 
+/*
+ * Every scalar counter and gauge of struct retire_stats (the histograms
+ * left out), by name, for "nothing else changed" checks.
+ */
+static const struct {
+	const char *name;
+	size_t off;
+} rt_stat_fields[] = {
+#define RT_F(x) { #x, __builtin_offsetof(struct retire_stats, x) }
+	RT_F(admitted), RT_F(refused), RT_F(completed), RT_F(failed),
+	RT_F(cancelled), RT_F(timed_out), RT_F(cancel_ok),
+	RT_F(cancel_already), RT_F(cancel_noent), RT_F(stale_engine),
+	RT_F(stale_cancel), RT_F(stale_token), RT_F(stale_user),
+	RT_F(protocol_errors), RT_F(consumer_errors),
+	RT_F(access_violations), RT_F(retired), RT_F(tokens_out),
+	RT_F(logical_outstanding), RT_F(physical_outstanding),
+	RT_F(owned_bytes), RT_F(owned_bytes_hwm), RT_F(pinned_bytes),
+	RT_F(buffers), RT_F(contexts), RT_F(refused_unretired),
+	RT_F(refused_reserved), RT_F(refused_waiting),
+	RT_F(refused_quarantine), RT_F(refused_injected),
+	RT_F(refused_tokens), RT_F(refused_pinned), RT_F(refused_pool),
+	RT_F(refused_buffers), RT_F(published), RT_F(stale_published),
+	RT_F(quarantined), RT_F(quarantined_now), RT_F(evicted),
+	RT_F(pool_bytes), RT_F(engine_bytes),
+#undef RT_F
+};
+
+static inline __u64 rt_stat_get(const struct retire_stats *s, size_t off)
+{
+	return *(const __u64 *)((const char *)s + off);
+}
+
+/*
+ * The name of the first field of rt_stat_fields that differs between @a
+ * and @b, skipping the fields named in the NULL-terminated list @skip
+ * (NULL: skip none), or NULL if none differs.
+ */
+static inline const char *rt_stats_diff(const struct retire_stats *a,
+					const struct retire_stats *b,
+					const char *const *skip)
+{
+	unsigned int i, k;
+
+	for (i = 0; i < sizeof(rt_stat_fields) / sizeof(rt_stat_fields[0]);
+	     i++) {
+		bool skipped = false;
+
+		for (k = 0; skip && skip[k]; k++)
+			if (!strcmp(skip[k], rt_stat_fields[i].name))
+				skipped = true;
+		if (skipped)
+			continue;
+		if (rt_stat_get(a, rt_stat_fields[i].off) !=
+		    rt_stat_get(b, rt_stat_fields[i].off))
+			return rt_stat_fields[i].name;
+	}
+	return NULL;
+}
+
 /* the gauges that must come back when everything has retired */
 static inline int rt_gauges_equal(const struct retire_stats *a,
 				  const struct retire_stats *b)
 {
 	return a->tokens_out == b->tokens_out &&
+	       a->quarantined_now == b->quarantined_now &&
+	       a->pool_bytes == b->pool_bytes &&
 	       a->logical_outstanding == b->logical_outstanding &&
 	       a->physical_outstanding == b->physical_outstanding &&
 	       a->owned_bytes == b->owned_bytes &&

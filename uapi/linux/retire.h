@@ -34,9 +34,11 @@
 #define RETIRE_FEAT_REQUESTS	(1ULL << 1)
 /* the sim engine and its knobs */
 #define RETIRE_FEAT_SIM		(1ULL << 2)
+/* per-context limits, quarantine, the publication predicate */
+#define RETIRE_FEAT_ADMISSION	(1ULL << 3)
 
 #define RETIRE_FEAT_ALL		(RETIRE_FEAT_GENL | RETIRE_FEAT_REQUESTS | \
-				 RETIRE_FEAT_SIM)
+				 RETIRE_FEAT_SIM | RETIRE_FEAT_ADMISSION)
 
 /*
  * struct retire_limits - per-context bounds.
@@ -61,6 +63,10 @@ struct retire_limits {
 	__u64 max_reserved_bytes;
 	/* bytes of user memory pinned for buffers */
 	__u64 max_pinned_bytes;
+	/* bytes of module-allocated buffers (the pool's budget) */
+	__u64 max_pool_bytes;
+	/* a request the device holds longer than this is quarantined */
+	__u64 watchdog_ns;
 };
 
 /*
@@ -113,7 +119,9 @@ struct retire_info {
 /*
  * struct retire_buf_reg - argument of RETIRE_IOC_BUF_REGISTER.
  * @flags:	in: RETIRE_BUF_F_*.
- * @pad:	in: must be 0.
+ * @evicted:	out: FREE module-allocated buffers evicted (least recently
+ *		used first) to fit this one in the pool's budget; their
+ *		handles are stale. In: must be 0.
  * @addr:	in: RETIRE_BUF_F_USER: page-aligned address of the memory to
  *		pin; otherwise must be 0.
  * @len:	in: bytes, a non-zero multiple of the page size.
@@ -125,7 +133,7 @@ struct retire_info {
  */
 struct retire_buf_reg {
 	__u32 flags;
-	__u32 pad;
+	__u32 evicted;
 	__u64 addr;
 	__u64 len;
 	__u64 handle;
@@ -263,6 +271,11 @@ struct retire_token_op {
 #define RETIRE_REC_TERMINAL	3
 /* the buffer went back to its pool; the request's handle is now stale */
 #define RETIRE_REC_RETIRED	4
+/*
+ * the device held it past the watchdog: outcome unknown, buffer
+ * quarantined until an engine reset
+ */
+#define RETIRE_REC_QUARANTINE	5
 
 /* struct retire_cqe.outcome */
 #define RETIRE_OUTCOME_COMPLETED	1
@@ -274,9 +287,12 @@ struct retire_token_op {
 #define RETIRE_OUTCOME_CANCEL_REQUESTED	5
 /* timed out or cancelled, but the engine still owns the buffer */
 #define RETIRE_OUTCOME_OUTSTANDING_WORK	6
-/* termination cannot be proven (later: quarantine) */
+/* termination cannot be proven: the watchdog quarantined it */
 #define RETIRE_OUTCOME_UNKNOWN		7
-/* terminated, but the publication predicate rejected it (later) */
+/*
+ * succeeded, but the publication predicate rejected it: cancelled, or its
+ * key's epoch or the context's authority changed before delivery
+ */
 #define RETIRE_OUTCOME_STALE		8
 /* RETIRE_REC_RETIRED */
 #define RETIRE_OUTCOME_RETIRED		9
@@ -315,8 +331,8 @@ struct retire_token_op {
  *		the range (FNV-1a, 64 bit) as it read it.
  * @reserved:	0.
  *
- * A request's records come in this order: TIMEOUT and CANCEL_ACK (each at
- * most once, when they happen), TERMINAL, RETIRED.
+ * A request's records come in this order: TIMEOUT, CANCEL_ACK and
+ * QUARANTINE (each at most once, when they happen), TERMINAL, RETIRED.
  */
 struct retire_cqe {
 	__u64 user_data;
@@ -399,6 +415,22 @@ struct retire_stats {
 	__u64 pinned_bytes;		/* gauge: user memory pinned */
 	__u64 buffers;			/* gauge: registered buffers */
 	__u64 contexts;			/* gauge, module only: live contexts */
+	__u64 refused_unretired;	/* -ENOSPC: max_unretired */
+	__u64 refused_reserved;		/* -EDQUOT: max_reserved_bytes */
+	__u64 refused_waiting;		/* -ENOBUFS: max_waiting */
+	__u64 refused_quarantine;	/* -ENOTRECOVERABLE: quarantined */
+	__u64 refused_injected;		/* -EIO: fail_submit_every */
+	__u64 refused_tokens;		/* -ETOOMANYREFS: max_tokens */
+	__u64 refused_pinned;		/* -EDQUOT: max_pinned_bytes */
+	__u64 refused_pool;		/* -ENOSPC: max_pool_bytes */
+	__u64 refused_buffers;		/* -EMFILE: max_buffers */
+	__u64 published;		/* completed records delivered */
+	__u64 stale_published;		/* ... rejected as stale */
+	__u64 quarantined;		/* requests that entered quarantine */
+	__u64 quarantined_now;		/* gauge: still quarantined */
+	__u64 evicted;			/* pool buffers evicted */
+	__u64 pool_bytes;		/* gauge: module-allocated bytes */
+	__u64 engine_bytes;		/* bytes the engine moved */
 	/* admission -> the first of terminal event, timeout, cancel */
 	__u64 lat_logical[RETIRE_HIST_BUCKETS];
 	/* terminal event -> its record read */
@@ -464,8 +496,14 @@ struct retire_stats_arg {
  *		(1 ms).
  * @bytes_per_tick: bytes one transfer moves; 0: the whole range at once.
  * @fail_every:	fail every Nth activation (counted module-wide); 0 never.
- * @pad:	must be 0.
+ * @fail_submit_every: refuse every Nth submission attempt with -EIO,
+ *		counting every attempt, refused ones too (module-wide); 0
+ *		never.
  * @seed:	seed of the engine's deterministic choices.
+ * @rate_bps:	shared bandwidth of every transfer, bytes per second; 0:
+ *		unlimited. Bytes moved never exceed @burst_bytes + rate * t.
+ * @burst_bytes: the token bucket's depth (at most 16 GiB); it starts full
+ *		when set.
  * @reserved:	must be 0.
  */
 struct retire_sim_config {
@@ -475,9 +513,11 @@ struct retire_sim_config {
 	__u64 tick_ns;
 	__u64 bytes_per_tick;
 	__u32 fail_every;
-	__u32 pad;
+	__u32 fail_submit_every;
 	__u64 seed;
-	__u64 reserved[4];
+	__u64 rate_bps;
+	__u64 burst_bytes;
+	__u64 reserved[2];
 };
 
 #define RETIRE_SIM_GET		0
@@ -501,6 +541,67 @@ struct retire_sim_event {
 	__u64 reserved[2];
 };
 
+/* ---- limits and the publication predicate ----------------------------- */
+
+/* struct retire_limits_arg.op */
+#define RETIRE_LIMITS_GET	0
+#define RETIRE_LIMITS_SET	1
+
+/*
+ * struct retire_limits_arg - argument of RETIRE_IOC_LIMITS: this context's
+ * limits. SET takes effect at once for new work; every field must be
+ * non-zero (max_pinned_bytes may be 0) and at most the module's cap, and
+ * max_active_per_key <= max_active; no field may drop below what the
+ * context uses now (-EBUSY). Nothing changes on a refusal.
+ * @op:		in: RETIRE_LIMITS_GET or RETIRE_LIMITS_SET.
+ * @flags:	in: must be 0.
+ * @limits:	GET: out; SET: in.
+ * @reserved:	in: must be 0.
+ */
+struct retire_limits_arg {
+	__u32 op;
+	__u32 flags;
+	struct retire_limits limits;
+	__u64 reserved[2];
+};
+
+/* struct retire_epoch_arg.op */
+/* read @key's epoch and the context's authority */
+#define RETIRE_EPOCH_GET	0
+/* a new intent for @key: requests submitted before are delivered stale */
+#define RETIRE_EPOCH_BUMP	1
+/*
+ * revoke the context's authority: every request submitted before is
+ * delivered stale; @key must be 0
+ */
+#define RETIRE_EPOCH_REVOKE	2
+
+/* keys whose epoch a context tracks; bumping one more key: -ENOSPC */
+#define RETIRE_EPOCH_KEYS	64
+
+/*
+ * struct retire_epoch_arg - argument of RETIRE_IOC_EPOCH.
+ * @op:		in: RETIRE_EPOCH_*.
+ * @flags:	in: must be 0.
+ * @key:	in: the key (GET, BUMP).
+ * @epoch:	out: the key's epoch after the command (0 until bumped).
+ * @authority:	out: the context's authority generation after the command.
+ * @reserved:	in: must be 0.
+ *
+ * A request takes its key's epoch and the authority when admitted. Its
+ * TERMINAL record is published as completed only if it succeeded, no
+ * cancel named it, and both still match when the record is read;
+ * otherwise the outcome is stale (counted in stale_published).
+ */
+struct retire_epoch_arg {
+	__u32 op;
+	__u32 flags;
+	__u64 key;
+	__u64 epoch;
+	__u64 authority;
+	__u64 reserved[2];
+};
+
 /* 0xB9 is unused in Documentation/userspace-api/ioctl/ioctl-number.rst */
 #define RETIRE_IOC_MAGIC	0xB9
 
@@ -516,5 +617,7 @@ struct retire_sim_event {
 #define RETIRE_IOC_SIM_CONFIG	_IOWR(RETIRE_IOC_MAGIC, 0x09, struct retire_sim_config)
 #define RETIRE_IOC_SIM_RESET	_IOWR(RETIRE_IOC_MAGIC, 0x0a, struct retire_handle_arg)
 #define RETIRE_IOC_SIM_INJECT	_IOWR(RETIRE_IOC_MAGIC, 0x0b, struct retire_sim_event)
+#define RETIRE_IOC_LIMITS	_IOWR(RETIRE_IOC_MAGIC, 0x0c, struct retire_limits_arg)
+#define RETIRE_IOC_EPOCH	_IOWR(RETIRE_IOC_MAGIC, 0x0d, struct retire_epoch_arg)
 
 #endif /* _UAPI_LINUX_RETIRE_H */

@@ -64,6 +64,14 @@ typedef int (*retire_record_fn)(struct retire *r,
 int retire_run_records(struct retire *r, retire_record_fn fn, void *arg,
 		       unsigned int min_complete, __u64 timeout_ns);
 
+/* limits and the publication predicate */
+int retire_get_limits(struct retire *r, struct retire_limits *limits);
+int retire_set_limits(struct retire *r, const struct retire_limits *limits);
+int retire_get_epoch(struct retire *r, __u64 key, __u64 *epoch,
+		     __u64 *authority);
+int retire_bump_epoch(struct retire *r, __u64 key, __u64 *epoch);
+int retire_revoke_authority(struct retire *r, __u64 *authority);
+
 /* statistics */
 int retire_get_stats(struct retire *r, struct retire_stats *stats,
 		     unsigned int flags);

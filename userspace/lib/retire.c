@@ -318,6 +318,78 @@ int retire_run_records(struct retire *r, retire_record_fn fn, void *arg,
 	}
 }
 
+/* ---- limits and the publication predicate ------------------------------- */
+
+static int retire_limits_op(struct retire *r, __u32 op,
+			    struct retire_limits *limits)
+{
+	struct retire_limits_arg arg;
+	int ret;
+
+	memset(&arg, 0, sizeof(arg));
+	arg.op = op;
+	if (op == RETIRE_LIMITS_SET)
+		arg.limits = *limits;
+	ret = __retire_ioctl(r->fd, RETIRE_IOC_LIMITS, &arg);
+	if (!ret && op == RETIRE_LIMITS_GET)
+		*limits = arg.limits;
+	return ret;
+}
+
+int retire_get_limits(struct retire *r, struct retire_limits *limits)
+{
+	if (!r || !limits)
+		return -EINVAL;
+	return retire_limits_op(r, RETIRE_LIMITS_GET, limits);
+}
+
+int retire_set_limits(struct retire *r, const struct retire_limits *limits)
+{
+	struct retire_limits l;
+
+	if (!r || !limits)
+		return -EINVAL;
+	l = *limits;
+	return retire_limits_op(r, RETIRE_LIMITS_SET, &l);
+}
+
+static int retire_epoch_op(struct retire *r, __u32 op, __u64 key,
+			   __u64 *epoch, __u64 *authority)
+{
+	struct retire_epoch_arg arg;
+	int ret;
+
+	if (!r)
+		return -EINVAL;
+	memset(&arg, 0, sizeof(arg));
+	arg.op = op;
+	arg.key = key;
+	ret = __retire_ioctl(r->fd, RETIRE_IOC_EPOCH, &arg);
+	if (ret)
+		return ret;
+	if (epoch)
+		*epoch = arg.epoch;
+	if (authority)
+		*authority = arg.authority;
+	return 0;
+}
+
+int retire_get_epoch(struct retire *r, __u64 key, __u64 *epoch,
+		     __u64 *authority)
+{
+	return retire_epoch_op(r, RETIRE_EPOCH_GET, key, epoch, authority);
+}
+
+int retire_bump_epoch(struct retire *r, __u64 key, __u64 *epoch)
+{
+	return retire_epoch_op(r, RETIRE_EPOCH_BUMP, key, epoch, NULL);
+}
+
+int retire_revoke_authority(struct retire *r, __u64 *authority)
+{
+	return retire_epoch_op(r, RETIRE_EPOCH_REVOKE, 0, NULL, authority);
+}
+
 /* ---- statistics --------------------------------------------------------- */
 
 int retire_get_stats(struct retire *r, struct retire_stats *stats,

@@ -13,6 +13,9 @@
 
 static const char *const feature_names[] = {
 	"genl",
+	"requests",
+	"sim",
+	"admission",
 };
 
 static void usage(FILE *f)
@@ -79,6 +82,10 @@ static int cmd_info(const char *dev)
 	       (unsigned long long)info.caps.max_reserved_bytes);
 	printf("  max_pinned_bytes    %llu\n",
 	       (unsigned long long)info.caps.max_pinned_bytes);
+	printf("  max_pool_bytes      %llu\n",
+	       (unsigned long long)info.caps.max_pool_bytes);
+	printf("  watchdog_ns         %llu\n",
+	       (unsigned long long)info.caps.watchdog_ns);
 
 	ret = retire_nl_open(&nl);
 	if (ret) {
