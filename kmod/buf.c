@@ -354,7 +354,7 @@ int retire_buf_unregister(struct retire_ctx *ctx, u64 handle)
 	spin_lock_irq(&ctx->lock);
 	buf = retire_slot_lookup_locked(&ctx->bufs, handle);
 	if (!buf) {
-		retire_stat_inc(&ctx->stats, RETIRE_ST_STALE_USER);
+		retire_ctx_stale_locked(ctx, RETIRE_ST_STALE_USER);
 		ret = -ENOENT;
 	} else if (buf->state != RETIRE_BUF_FREE) {
 		/* attached, held or quarantined: still in someone's hands */

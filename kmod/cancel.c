@@ -122,7 +122,7 @@ int retire_req_cancel(struct retire_ctx *ctx, u64 handle)
 	spin_lock_irq(&ctx->lock);
 	req = retire_slot_lookup_locked(&ctx->reqs, handle);
 	if (!req) {
-		retire_stat_inc(&ctx->stats, RETIRE_ST_STALE_CANCEL);
+		retire_ctx_stale_locked(ctx, RETIRE_ST_STALE_CANCEL);
 		ret = -ENOENT;
 		goto out_count;
 	}

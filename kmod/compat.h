@@ -26,4 +26,14 @@ static inline void retire_vm_flags_set(struct vm_area_struct *vma,
 }
 #endif
 
+/*
+ * 6.6 let a multicast group require a capability to join; on 6.1 the
+ * groups are open to every listener.
+ */
+#ifdef GENL_MCAST_CAP_NET_ADMIN
+#define RETIRE_MCGRP_CAP_NET_ADMIN	.flags = GENL_MCAST_CAP_NET_ADMIN,
+#else
+#define RETIRE_MCGRP_CAP_NET_ADMIN
+#endif
+
 #endif /* _RETIRE_COMPAT_H */

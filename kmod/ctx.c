@@ -13,13 +13,18 @@
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/module.h>
+#include <linux/pid.h>
+#include <linux/sched.h>
+#include <linux/sched/signal.h>
 #include <linux/slab.h>
+#include <linux/retire_netlink.h>
 #include <kunit/visibility.h>
 
 #include "buf.h"
 #include "ctx.h"
 #include "engine.h"
 #include "main.h"
+#include "netlink.h"
 #include "req.h"
 #include "stats.h"
 #include "token.h"
@@ -30,12 +35,115 @@ struct workqueue_struct *retire_wq;
 /* every context, open or draining: an engine reset walks them */
 static LIST_HEAD(retire_ctx_list);
 static DEFINE_MUTEX(retire_ctx_list_mutex);
+/* context ids for netlink: never reused while the module is loaded */
+static atomic64_t retire_ctx_ids = ATOMIC64_INIT(0);
 
 /**
- * retire_ctx_for_each() - call @fn on every context
+ * retire_ctx_walk_after() - call @fn on every context after @id
+ * @id:		the last context already seen (0 for all)
+ * @fn:		called in id order; a non-zero return stops the walk
+ * @arg:	passed to @fn
+ *
+ * For resumable netlink dumps: contexts are listed in creation order and
+ * ids only grow.
+ *
+ * Return: what @fn returned last.
+ */
+int retire_ctx_walk_after(u64 id, retire_ctx_visit_t fn, void *arg)
+{
+	struct retire_ctx *ctx;
+	int ret = 0;
+
+	mutex_lock(&retire_ctx_list_mutex);
+	list_for_each_entry(ctx, &retire_ctx_list, node) {
+		if (ctx->id <= id)
+			continue;
+		ret = fn(ctx, arg);
+		if (ret)
+			break;
+	}
+	mutex_unlock(&retire_ctx_list_mutex);
+	return ret;
+}
+
+/**
+ * retire_ctx_stale_locked() - count a stale notification, and tell
+ * @ctx:	the context
+ * @kind:	RETIRE_ST_STALE_* (or RETIRE_ST_STALE_PUBLISHED)
+ *
+ * Allocation-free, for any context: the "stale" multicast message is sent
+ * later, at most once per interval, with the cumulative counters.
+ */
+void retire_ctx_stale_locked(struct retire_ctx *ctx, enum retire_stat kind)
+{
+	lockdep_assert_held(&ctx->lock);
+	retire_stat_inc(&ctx->stats, kind);
+	if (!ctx->stale_dirty) {
+		ctx->stale_dirty = true;
+		queue_delayed_work(retire_wq, &ctx->ntf_work,
+				   retire_netlink_stale_delay());
+	}
+}
+
+/**
+ * retire_ctx_health_locked() - the context's quarantine count changed
+ * @ctx: the context
+ *
+ * Allocation-free; the "health" message is sent from a work item.
+ */
+void retire_ctx_health_locked(struct retire_ctx *ctx)
+{
+	lockdep_assert_held(&ctx->lock);
+	ctx->health_dirty = true;
+	queue_work(retire_wq, &ctx->health_work);
+}
+
+static void retire_ctx_ntf_work(struct work_struct *work)
+{
+	struct retire_ctx *ctx = container_of(to_delayed_work(work),
+					      struct retire_ctx, ntf_work);
+	struct retire_nl_stale s = {
+		.ctx_id = ctx->id,
+		.pid = pid_nr(ctx->owner),
+	};
+	const u64 *v = ctx->stats.v;
+
+	spin_lock_irq(&ctx->lock);
+	ctx->stale_dirty = false;
+	s.engine = v[RETIRE_ST_STALE_ENGINE];
+	s.cancel = v[RETIRE_ST_STALE_CANCEL];
+	s.token = v[RETIRE_ST_STALE_TOKEN];
+	s.user = v[RETIRE_ST_STALE_USER];
+	s.published = v[RETIRE_ST_STALE_PUBLISHED];
+	spin_unlock_irq(&ctx->lock);
+	retire_netlink_notify_stale(&s);
+}
+
+static void retire_ctx_health_work(struct work_struct *work)
+{
+	struct retire_ctx *ctx = container_of(work, struct retire_ctx,
+					      health_work);
+	struct retire_nl_health h = {
+		.event = RETIRE_HEALTH_EVENT_QUARANTINE,
+		.ctx_id = ctx->id,
+		.pid = pid_nr(ctx->owner),
+	};
+	bool dirty;
+
+	spin_lock_irq(&ctx->lock);
+	dirty = ctx->health_dirty;
+	ctx->health_dirty = false;
+	h.quarantined_now = ctx->quarantined;
+	spin_unlock_irq(&ctx->lock);
+	if (dirty && h.quarantined_now)
+		retire_netlink_notify_health(&h);
+}
+
+/**
+ * retire_ctx_walk() - call @fn on every context
  * @fn: may sleep; must not free the context
  */
-void retire_ctx_for_each(void (*fn)(struct retire_ctx *ctx))
+void retire_ctx_walk(void (*fn)(struct retire_ctx *ctx))
 {
 	struct retire_ctx *ctx;
 
@@ -50,10 +158,20 @@ static void retire_ctx_free_work(struct work_struct *work)
 	struct retire_ctx *ctx = container_of(work, struct retire_ctx,
 					      free_work);
 
+	struct retire_nl_health reaped = {
+		.event = RETIRE_HEALTH_EVENT_REAPED,
+		.ctx_id = ctx->id,
+		.pid = pid_nr(ctx->owner),
+	};
+
 	mutex_lock(&retire_ctx_list_mutex);
 	list_del(&ctx->node);
 	mutex_unlock(&retire_ctx_list_mutex);
 	cancel_work_sync(&ctx->reap_work);
+	/* the last stale counters go out now rather than never */
+	flush_delayed_work(&ctx->ntf_work);
+	cancel_work_sync(&ctx->health_work);
+	retire_netlink_notify_health(&reaped);
 	WARN_ON_ONCE(ctx->unretired || !list_empty(&ctx->ready));
 	/* request and job slots wait for their timers and work here */
 	retire_slot_table_destroy(&ctx->reqs);
@@ -62,6 +180,7 @@ static void retire_ctx_free_work(struct work_struct *work)
 	retire_buf_destroy_all(ctx);
 	retire_slot_table_destroy(&ctx->bufs);
 	retire_stat_add(NULL, RETIRE_ST_CONTEXTS, -1);
+	put_pid(ctx->owner);
 	kfree(ctx);
 	/* the last thing: retire_exit() flushes retire_wq before it returns */
 	module_put(THIS_MODULE);
@@ -112,6 +231,10 @@ struct retire_ctx *retire_ctx_create(const struct retire_engine_ops *engine)
 	init_waitqueue_head(&ctx->waitq);
 	INIT_WORK(&ctx->reap_work, retire_ctx_reap_work);
 	INIT_WORK(&ctx->free_work, retire_ctx_free_work);
+	INIT_DELAYED_WORK(&ctx->ntf_work, retire_ctx_ntf_work);
+	INIT_WORK(&ctx->health_work, retire_ctx_health_work);
+	ctx->id = atomic64_inc_return(&retire_ctx_ids);
+	ctx->owner = get_pid(task_tgid(current));
 	ctx->engine = engine;
 
 	/* twice Q: retired requests keep a slot until their record is read */
@@ -151,6 +274,7 @@ out_reqs:
 out_bufs:
 	retire_slot_table_destroy(&ctx->bufs);
 out_free:
+	put_pid(ctx->owner);
 	kfree(ctx);
 	return ERR_PTR(ret);
 }

@@ -45,6 +45,12 @@ struct retire_engine_ops;
  * @authority:	the authority generation; revoking moves it on.
  * @lru_tick:	the pool's recency clock.
  * @node:	on the module's list of contexts (engine resets walk it).
+ * @id:		the context's number in netlink messages, never reused.
+ * @owner:	the thread group that opened it.
+ * @stale_dirty: stale counters changed since the last notification.
+ * @health_dirty: the quarantine count changed since the last notification.
+ * @ntf_work:	sends the coalesced stale notification.
+ * @health_work: sends the health notification.
  * @unretired:	admitted requests not yet retired.
  * @reserved_bytes: bytes reserved by unretired requests.
  * @closed:	the file is gone: the reaper consumes every record.
@@ -79,6 +85,12 @@ struct retire_ctx {
 	u64 authority;			/* protected by @lock */
 	u64 lru_tick;			/* protected by @lock */
 	struct list_head node;		/* protected by retire_ctx_list_mutex */
+	u64 id;
+	struct pid *owner;
+	bool stale_dirty;		/* protected by @lock */
+	bool health_dirty;		/* protected by @lock */
+	struct delayed_work ntf_work;
+	struct work_struct health_work;
 	u32 unretired;			/* protected by @lock */
 	u64 reserved_bytes;		/* protected by @lock */
 	bool closed;			/* protected by @lock */
@@ -95,7 +107,13 @@ void retire_ctx_get(struct retire_ctx *ctx);
 void retire_ctx_put(struct retire_ctx *ctx);
 void retire_ctx_release(struct retire_ctx *ctx);
 void retire_ctx_kick_reaper(struct retire_ctx *ctx);
-void retire_ctx_for_each(void (*fn)(struct retire_ctx *ctx));
+void retire_ctx_walk(void (*fn)(struct retire_ctx *ctx));
+/* a visit of retire_ctx_walk_after(): non-zero stops the walk */
+typedef int (*retire_ctx_visit_t)(struct retire_ctx *ctx, void *arg);
+
+int retire_ctx_walk_after(u64 id, retire_ctx_visit_t fn, void *arg);
+void retire_ctx_stale_locked(struct retire_ctx *ctx, enum retire_stat kind);
+void retire_ctx_health_locked(struct retire_ctx *ctx);
 int retire_ctx_set_limits(struct retire_ctx *ctx,
 			  const struct retire_limits *l);
 int retire_ctx_epoch(struct retire_ctx *ctx, u32 op, u64 key, u64 *epoch,

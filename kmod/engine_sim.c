@@ -27,11 +27,13 @@
 #include <linux/workqueue.h>
 #include <kunit/visibility.h>
 #include <linux/retire.h>
+#include <linux/retire_netlink.h>
 
 #include "buf.h"
 #include "ctx.h"
 #include "engine.h"
 #include "engine_sim.h"
+#include "netlink.h"
 #include "req.h"
 #include "stats.h"
 
@@ -570,7 +572,9 @@ EXPORT_SYMBOL_IF_KUNIT(retire_sim_set_config);
  */
 void retire_sim_reset(void)
 {
+	struct retire_nl_health h = { .event = RETIRE_HEALTH_EVENT_RESET };
 	struct retire_sim_job *job;
+	struct retire_stats st;
 
 	spin_lock_irq(&retire_sim.lock);
 	list_for_each_entry(job, &retire_sim.jobs, node) {
@@ -588,7 +592,10 @@ void retire_sim_reset(void)
 	spin_unlock_irq(&retire_sim.lock);
 	wait_event(retire_sim.reset_wq, !READ_ONCE(retire_sim.resetting));
 	/* no access follows: quarantined requests may retire now */
-	retire_ctx_for_each(retire_ctx_unquarantine);
+	retire_ctx_walk(retire_ctx_unquarantine);
+	retire_stats_module(&st);
+	h.quarantined_now = st.quarantined_now;
+	retire_netlink_notify_health(&h);
 }
 
 /**

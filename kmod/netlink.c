@@ -2,26 +2,73 @@
 /*
  * The generic netlink family "retire". Documentation/netlink/specs/retire.yaml
  * is the contract: uapi/linux/retire_netlink.h is generated from it and the
- * policies and the op table below follow it.
+ * policies and the op table below follow it (KUnit checks their sizes).
+ *
+ * Notifications never allocate where the events happen: a stale event only
+ * marks its context dirty and queues a delayed work item, so a context sends
+ * at most one "stale" message per stale_ntf_ms, carrying cumulative
+ * counters, however fast stale events arrive; nothing is lost, because the
+ * last message always carries the totals. Health events are sent from
+ * process context the same way.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/module.h>
+#include <linux/moduleparam.h>
 #include <net/genetlink.h>
+#include <kunit/visibility.h>
 #include <linux/retire.h>
 #include <linux/retire_netlink.h>
 
+#include "compat.h"
+#include "ctx.h"
+#include "engine_sim.h"
 #include "main.h"
 #include "netlink.h"
+#include "stats.h"
 
-/* INFO_GET takes no attributes: a zeroed strict policy rejects them all */
-static const struct nla_policy retire_info_get_nl_policy[RETIRE_A_INFO_MAX + 1] = {
-	[RETIRE_A_INFO_PAD]		= { .type = NLA_REJECT },
-	[RETIRE_A_INFO_ABI_VERSION]	= { .type = NLA_REJECT },
-	[RETIRE_A_INFO_FEATURES]	= { .type = NLA_REJECT },
+static unsigned int stale_ntf_ms = 100;
+module_param(stale_ntf_ms, uint, 0644);
+MODULE_PARM_DESC(stale_ntf_ms, "Least interval between two stale notifications of one context");
+
+/* the stats attribute set is struct retire_stats's counters, in order */
+static_assert(RETIRE_A_STATS_ENGINE_BYTES - RETIRE_A_STATS_ADMITTED ==
+	      RETIRE_ST_NR - 1);
+
+/*
+ * Requests that take no attributes: strict validation refuses every
+ * NLA_UNSPEC entry of these zeroed policies, and every type past them.
+ */
+static const struct nla_policy retire_info_get_nl_policy[RETIRE_A_INFO_MAX + 1];
+static const struct nla_policy retire_stats_get_nl_policy[RETIRE_A_STATS_MAX + 1];
+static const struct nla_policy retire_engine_get_nl_policy[RETIRE_A_ENGINE_MAX + 1];
+
+static const struct nla_policy retire_engine_set_nl_policy[RETIRE_A_ENGINE_MAX + 1] = {
+	[RETIRE_A_ENGINE_PAD]			= { .type = NLA_REJECT },
+	[RETIRE_A_ENGINE_FLAGS]			= { .type = NLA_U32 },
+	[RETIRE_A_ENGINE_LATENCY_NS]		= { .type = NLA_U64 },
+	[RETIRE_A_ENGINE_TICK_NS]		= { .type = NLA_U64 },
+	[RETIRE_A_ENGINE_BYTES_PER_TICK]	= { .type = NLA_U64 },
+	[RETIRE_A_ENGINE_FAIL_EVERY]		= { .type = NLA_U32 },
+	[RETIRE_A_ENGINE_FAIL_SUBMIT_EVERY]	= { .type = NLA_U32 },
+	[RETIRE_A_ENGINE_SEED]			= { .type = NLA_U64 },
+	[RETIRE_A_ENGINE_RATE_BPS]		= { .type = NLA_U64 },
+	[RETIRE_A_ENGINE_BURST_BYTES]		= { .type = NLA_U64 },
+};
+
+enum retire_nl_mcgrp {
+	RETIRE_NLGRP_STALE,
+	RETIRE_NLGRP_HEALTH,
 };
 
 static struct genl_family retire_genl_family;
+
+/* a counter: a 64-bit "uint" (4 or 8 bytes on the wire; always 8 here) */
+static int retire_nla_put_uint(struct sk_buff *skb, int type, u64 v,
+			       int pad)
+{
+	return nla_put_64bit(skb, type, sizeof(v), &v, pad);
+}
 
 static int retire_nl_info_get_doit(struct sk_buff *skb, struct genl_info *info)
 {
@@ -29,11 +76,9 @@ static int retire_nl_info_get_doit(struct sk_buff *skb, struct genl_info *info)
 	struct sk_buff *msg;
 	void *hdr;
 
-	msg = genlmsg_new(nla_total_size(sizeof(u32)) +
-			  nla_total_size_64bit(sizeof(u64)), GFP_KERNEL);
+	msg = genlmsg_new(NLMSG_DEFAULT_SIZE, GFP_KERNEL);
 	if (!msg)
 		return -ENOMEM;
-
 	hdr = genlmsg_put_reply(msg, info, &retire_genl_family, 0,
 				RETIRE_CMD_INFO_GET);
 	if (!hdr)
@@ -53,12 +98,225 @@ err_free_msg:
 	return -EMSGSIZE;
 }
 
+/* @st's counters; @ctx_id 0 for the module's */
+static int retire_nl_put_stats(struct sk_buff *msg, const struct retire_stats *st,
+			       u64 ctx_id, u32 pid)
+{
+	const u64 *v = (const u64 *)st;
+	unsigned int i;
+
+	if (ctx_id &&
+	    (retire_nla_put_uint(msg, RETIRE_A_STATS_CTX_ID, ctx_id,
+				 RETIRE_A_STATS_PAD) ||
+	     nla_put_u32(msg, RETIRE_A_STATS_PID, pid)))
+		return -EMSGSIZE;
+	for (i = 0; i < RETIRE_ST_NR; i++)
+		if (retire_nla_put_uint(msg, RETIRE_A_STATS_ADMITTED + i, v[i],
+					RETIRE_A_STATS_PAD))
+			return -EMSGSIZE;
+	return 0;
+}
+
+static int retire_nl_stats_get_doit(struct sk_buff *skb, struct genl_info *info)
+{
+	struct retire_stats *st;
+	struct sk_buff *msg;
+	void *hdr;
+	int ret = -EMSGSIZE;
+
+	st = kmalloc(sizeof(*st), GFP_KERNEL);
+	msg = genlmsg_new(NLMSG_DEFAULT_SIZE, GFP_KERNEL);
+	if (!st || !msg) {
+		ret = -ENOMEM;
+		goto out_free;
+	}
+	hdr = genlmsg_put_reply(msg, info, &retire_genl_family, 0,
+				RETIRE_CMD_STATS_GET);
+	if (!hdr)
+		goto out_free;
+	retire_stats_module(st);
+	if (retire_nl_put_stats(msg, st, 0, 0))
+		goto out_free;
+	genlmsg_end(msg, hdr);
+	kfree(st);
+	return genlmsg_reply(msg, info);
+
+out_free:
+	nlmsg_free(msg);
+	kfree(st);
+	return ret;
+}
+
+struct retire_nl_dump {
+	struct sk_buff *skb;
+	struct netlink_callback *cb;
+	struct retire_stats st;
+};
+
+/* one context's message; non-zero when the skb is full */
+static int retire_nl_dump_one(struct retire_ctx *ctx, void *arg)
+{
+	struct retire_nl_dump *d = arg;
+	void *hdr;
+
+	spin_lock_irq(&ctx->lock);
+	retire_stats_export(&ctx->stats, &d->st);
+	spin_unlock_irq(&ctx->lock);
+
+	hdr = genlmsg_put(d->skb, NETLINK_CB(d->cb->skb).portid,
+			  d->cb->nlh->nlmsg_seq, &retire_genl_family,
+			  NLM_F_MULTI, RETIRE_CMD_STATS_GET);
+	if (!hdr)
+		return -EMSGSIZE;
+	if (retire_nl_put_stats(d->skb, &d->st, ctx->id,
+				pid_nr(ctx->owner))) {
+		genlmsg_cancel(d->skb, hdr);
+		return -EMSGSIZE;
+	}
+	genlmsg_end(d->skb, hdr);
+	d->cb->args[0] = ctx->id;
+	return 0;
+}
+
+static int retire_nl_stats_get_dumpit(struct sk_buff *skb,
+				      struct netlink_callback *cb)
+{
+	struct retire_nl_dump *d;
+	int ret;
+
+	d = kmalloc(sizeof(*d), GFP_KERNEL);
+	if (!d)
+		return -ENOMEM;
+	d->skb = skb;
+	d->cb = cb;
+	/* contexts come in id order: resume after the last one sent */
+	ret = retire_ctx_walk_after(cb->args[0], retire_nl_dump_one, d);
+	kfree(d);
+	if (ret == -EMSGSIZE)
+		return skb->len;	/* more to come */
+	return ret ?: skb->len;
+}
+
+static int retire_nl_put_engine(struct sk_buff *msg,
+				const struct retire_sim_config *c)
+{
+	const int pad = RETIRE_A_ENGINE_PAD;
+
+	if (nla_put_u32(msg, RETIRE_A_ENGINE_FLAGS, c->flags) ||
+	    nla_put_u64_64bit(msg, RETIRE_A_ENGINE_LATENCY_NS, c->latency_ns, pad) ||
+	    nla_put_u64_64bit(msg, RETIRE_A_ENGINE_TICK_NS, c->tick_ns, pad) ||
+	    nla_put_u64_64bit(msg, RETIRE_A_ENGINE_BYTES_PER_TICK,
+			      c->bytes_per_tick, pad) ||
+	    nla_put_u32(msg, RETIRE_A_ENGINE_FAIL_EVERY, c->fail_every) ||
+	    nla_put_u32(msg, RETIRE_A_ENGINE_FAIL_SUBMIT_EVERY,
+			c->fail_submit_every) ||
+	    nla_put_u64_64bit(msg, RETIRE_A_ENGINE_SEED, c->seed, pad) ||
+	    nla_put_u64_64bit(msg, RETIRE_A_ENGINE_RATE_BPS, c->rate_bps, pad) ||
+	    nla_put_u64_64bit(msg, RETIRE_A_ENGINE_BURST_BYTES,
+			      c->burst_bytes, pad))
+		return -EMSGSIZE;
+	return 0;
+}
+
+static int retire_nl_engine_get_doit(struct sk_buff *skb,
+				     struct genl_info *info)
+{
+	struct retire_sim_config cfg = {};
+	struct sk_buff *msg;
+	void *hdr;
+
+	msg = genlmsg_new(NLMSG_DEFAULT_SIZE, GFP_KERNEL);
+	if (!msg)
+		return -ENOMEM;
+	hdr = genlmsg_put_reply(msg, info, &retire_genl_family, 0,
+				RETIRE_CMD_ENGINE_GET);
+	retire_sim_get_config(&cfg);
+	if (!hdr || retire_nl_put_engine(msg, &cfg)) {
+		nlmsg_free(msg);
+		return -EMSGSIZE;
+	}
+	genlmsg_end(msg, hdr);
+	return genlmsg_reply(msg, info);
+}
+
+static u64 retire_nl_u64(struct nlattr **tb, int type)
+{
+	return tb[type] ? nla_get_u64(tb[type]) : 0;
+}
+
+static u32 retire_nl_u32(struct nlattr **tb, int type)
+{
+	return tb[type] ? nla_get_u32(tb[type]) : 0;
+}
+
+static int retire_nl_engine_set_doit(struct sk_buff *skb,
+				     struct genl_info *info)
+{
+	struct nlattr **tb = info->attrs;
+	struct retire_sim_config cfg = {
+		.op = RETIRE_SIM_SET,
+		.flags = retire_nl_u32(tb, RETIRE_A_ENGINE_FLAGS),
+		.latency_ns = retire_nl_u64(tb, RETIRE_A_ENGINE_LATENCY_NS),
+		.tick_ns = retire_nl_u64(tb, RETIRE_A_ENGINE_TICK_NS),
+		.bytes_per_tick = retire_nl_u64(tb, RETIRE_A_ENGINE_BYTES_PER_TICK),
+		.fail_every = retire_nl_u32(tb, RETIRE_A_ENGINE_FAIL_EVERY),
+		.fail_submit_every = retire_nl_u32(tb, RETIRE_A_ENGINE_FAIL_SUBMIT_EVERY),
+		.seed = retire_nl_u64(tb, RETIRE_A_ENGINE_SEED),
+		.rate_bps = retire_nl_u64(tb, RETIRE_A_ENGINE_RATE_BPS),
+		.burst_bytes = retire_nl_u64(tb, RETIRE_A_ENGINE_BURST_BYTES),
+	};
+
+	if (cfg.flags & ~RETIRE_SIM_F_ALL) {
+		NL_SET_ERR_MSG_ATTR(info->extack, tb[RETIRE_A_ENGINE_FLAGS],
+				    "unknown engine flags");
+		return -EINVAL;
+	}
+	if (retire_sim_set_config(&cfg)) {
+		NL_SET_ERR_MSG(info->extack,
+			       "a rate needs a burst of at least one transfer, at most 16 GiB");
+		return -EINVAL;
+	}
+	return 0;
+}
+
 static const struct genl_ops retire_nl_ops[] = {
 	{
 		.cmd		= RETIRE_CMD_INFO_GET,
 		.doit		= retire_nl_info_get_doit,
 		.policy		= retire_info_get_nl_policy,
 		.maxattr	= RETIRE_A_INFO_MAX,
+	},
+	{
+		.cmd		= RETIRE_CMD_STATS_GET,
+		.doit		= retire_nl_stats_get_doit,
+		.dumpit		= retire_nl_stats_get_dumpit,
+		.policy		= retire_stats_get_nl_policy,
+		.maxattr	= RETIRE_A_STATS_MAX,
+	},
+	{
+		.cmd		= RETIRE_CMD_ENGINE_GET,
+		.doit		= retire_nl_engine_get_doit,
+		.policy		= retire_engine_get_nl_policy,
+		.maxattr	= RETIRE_A_ENGINE_MAX,
+	},
+	{
+		.cmd		= RETIRE_CMD_ENGINE_SET,
+		.doit		= retire_nl_engine_set_doit,
+		.policy		= retire_engine_set_nl_policy,
+		.maxattr	= RETIRE_A_ENGINE_MAX,
+		.flags		= GENL_ADMIN_PERM,
+	},
+};
+
+/* they name other users' contexts: privileged where the kernel can say so */
+static const struct genl_multicast_group retire_nl_mcgrps[] = {
+	[RETIRE_NLGRP_STALE] = {
+		.name = RETIRE_MCGRP_STALE,
+		RETIRE_MCGRP_CAP_NET_ADMIN
+	},
+	[RETIRE_NLGRP_HEALTH] = {
+		.name = RETIRE_MCGRP_HEALTH,
+		RETIRE_MCGRP_CAP_NET_ADMIN
 	},
 };
 
@@ -69,9 +327,112 @@ static struct genl_family retire_genl_family __ro_after_init = {
 	.module		= THIS_MODULE,
 	.ops		= retire_nl_ops,
 	.n_ops		= ARRAY_SIZE(retire_nl_ops),
+	.mcgrps		= retire_nl_mcgrps,
+	.n_mcgrps	= ARRAY_SIZE(retire_nl_mcgrps),
 	/* strict validation of reserved header fields for every op */
 	.resv_start_op	= RETIRE_CMD_INFO_GET,
 };
+
+/* a notification to @group, if anyone listens */
+static void retire_nl_notify(unsigned int group, u8 cmd,
+			     int (*fill)(struct sk_buff *msg, const void *arg),
+			     const void *arg)
+{
+	struct sk_buff *msg;
+	void *hdr;
+
+	if (!genl_has_listeners(&retire_genl_family, &init_net, group))
+		return;
+	msg = genlmsg_new(NLMSG_GOODSIZE, GFP_KERNEL);
+	if (!msg)
+		return;
+	hdr = genlmsg_put(msg, 0, 0, &retire_genl_family, 0, cmd);
+	if (!hdr || fill(msg, arg)) {
+		nlmsg_free(msg);
+		return;
+	}
+	genlmsg_end(msg, hdr);
+	genlmsg_multicast(&retire_genl_family, msg, 0, group, GFP_KERNEL);
+}
+
+static int retire_nl_fill_stale(struct sk_buff *msg, const void *arg)
+{
+	const struct retire_nl_stale *s = arg;
+	const int pad = RETIRE_A_STALE_PAD;
+
+	if (retire_nla_put_uint(msg, RETIRE_A_STALE_CTX_ID, s->ctx_id, pad) ||
+	    nla_put_u32(msg, RETIRE_A_STALE_PID, s->pid) ||
+	    retire_nla_put_uint(msg, RETIRE_A_STALE_ENGINE, s->engine, pad) ||
+	    retire_nla_put_uint(msg, RETIRE_A_STALE_CANCEL, s->cancel, pad) ||
+	    retire_nla_put_uint(msg, RETIRE_A_STALE_TOKEN, s->token, pad) ||
+	    retire_nla_put_uint(msg, RETIRE_A_STALE_USER, s->user, pad) ||
+	    retire_nla_put_uint(msg, RETIRE_A_STALE_PUBLISHED, s->published,
+				pad))
+		return -EMSGSIZE;
+	return 0;
+}
+
+/**
+ * retire_netlink_notify_stale() - multicast a context's stale counters
+ * @s: the cumulative counters; may sleep
+ */
+void retire_netlink_notify_stale(const struct retire_nl_stale *s)
+{
+	retire_nl_notify(RETIRE_NLGRP_STALE, RETIRE_CMD_STALE_NTF,
+			 retire_nl_fill_stale, s);
+}
+
+static int retire_nl_fill_health(struct sk_buff *msg, const void *arg)
+{
+	const struct retire_nl_health *h = arg;
+	const int pad = RETIRE_A_HEALTH_PAD;
+
+	if (nla_put_u32(msg, RETIRE_A_HEALTH_EVENT, h->event) ||
+	    retire_nla_put_uint(msg, RETIRE_A_HEALTH_CTX_ID, h->ctx_id, pad) ||
+	    nla_put_u32(msg, RETIRE_A_HEALTH_PID, h->pid) ||
+	    retire_nla_put_uint(msg, RETIRE_A_HEALTH_QUARANTINED_NOW,
+				h->quarantined_now, pad))
+		return -EMSGSIZE;
+	return 0;
+}
+
+/**
+ * retire_netlink_notify_health() - multicast a health event
+ * @h: the event; may sleep
+ */
+void retire_netlink_notify_health(const struct retire_nl_health *h)
+{
+	retire_nl_notify(RETIRE_NLGRP_HEALTH, RETIRE_CMD_HEALTH_NTF,
+			 retire_nl_fill_health, h);
+}
+
+/**
+ * retire_netlink_stale_delay() - the coalescing interval of stale messages
+ *
+ * Return: stale_ntf_ms, in jiffies.
+ */
+unsigned long retire_netlink_stale_delay(void)
+{
+	return msecs_to_jiffies(READ_ONCE(stale_ntf_ms));
+}
+
+/**
+ * retire_netlink_policy_max() - the largest attribute an op's policy takes
+ * @cmd: RETIRE_CMD_*
+ *
+ * Return: its maxattr, or -ENOENT for a command without an op. For the
+ * KUnit check that the op table follows the spec.
+ */
+int retire_netlink_policy_max(u8 cmd)
+{
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(retire_nl_ops); i++)
+		if (retire_nl_ops[i].cmd == cmd)
+			return retire_nl_ops[i].maxattr;
+	return -ENOENT;
+}
+EXPORT_SYMBOL_IF_KUNIT(retire_netlink_policy_max);
 
 /**
  * retire_netlink_register() - register the generic netlink family

@@ -238,7 +238,7 @@ void retire_engine_complete(struct retire_ctx *ctx, u64 handle,
 	spin_lock_irqsave(&ctx->lock, flags);
 	req = retire_slot_lookup_locked(&ctx->reqs, handle);
 	if (!req || req->state != RETIRE_REQ_ACTIVE)
-		retire_stat_inc(&ctx->stats, RETIRE_ST_STALE_ENGINE);
+		retire_ctx_stale_locked(ctx, RETIRE_ST_STALE_ENGINE);
 	else
 		retire_req_terminate_locked(ctx, req, res);
 	spin_unlock_irqrestore(&ctx->lock, flags);
@@ -346,7 +346,7 @@ int retire_submit_one(struct retire_ctx *ctx, struct retire_sqe *sqe)
 	}
 	buf = retire_slot_lookup_locked(&ctx->bufs, sqe->buf);
 	if (!buf) {
-		retire_stat_inc(&ctx->stats, RETIRE_ST_STALE_USER);
+		retire_ctx_stale_locked(ctx, RETIRE_ST_STALE_USER);
 		ret = retire_refuse_locked(ctx, -ENOENT, RETIRE_ST_REFUSED);
 		goto out_unlock;
 	}
@@ -452,7 +452,7 @@ int retire_req_retire(struct retire_ctx *ctx, u64 handle)
 	spin_lock_irq(&ctx->lock);
 	req = retire_slot_lookup_locked(&ctx->reqs, handle);
 	if (!req) {
-		retire_stat_inc(&ctx->stats, RETIRE_ST_STALE_USER);
+		retire_ctx_stale_locked(ctx, RETIRE_ST_STALE_USER);
 		ret = -ENOENT;
 	} else if (req->consumed) {
 		ret = -EALREADY;
@@ -539,6 +539,7 @@ void retire_req_quarantine_locked(struct retire_ctx *ctx,
 	ctx->quarantined++;
 	retire_stat_inc(&ctx->stats, RETIRE_ST_QUARANTINED);
 	retire_stat_inc(&ctx->stats, RETIRE_ST_QUARANTINED_NOW);
+	retire_ctx_health_locked(ctx);
 	pr_warn_ratelimited("request %#llx quarantined: its device has held it past the watchdog\n",
 			    req->handle);
 	retire_req_queue_locked(ctx, req, RETIRE_PEND_QUARANTINE);
@@ -663,7 +664,7 @@ static void retire_record_commit(struct retire_ctx *ctx,
 		if (cqe->outcome == RETIRE_OUTCOME_COMPLETED)
 			retire_stat_inc(&ctx->stats, RETIRE_ST_PUBLISHED);
 		else if (cqe->outcome == RETIRE_OUTCOME_STALE)
-			retire_stat_inc(&ctx->stats, RETIRE_ST_STALE_PUBLISHED);
+			retire_ctx_stale_locked(ctx, RETIRE_ST_STALE_PUBLISHED);
 		req->terminal_read = true;
 		retire_stat_hist(&ctx->stats, RETIRE_HIST_CQ_WAIT,
 				 req->t_terminal, ktime_get());

@@ -9,6 +9,8 @@
 #include <linux/mman.h>
 #include <linux/uaccess.h>
 
+#include <linux/retire_netlink.h>
+
 #include "main.h"
 #include "buf.h"
 #include "cancel.h"
@@ -16,6 +18,7 @@
 #include "ctx.h"
 #include "engine.h"
 #include "engine_sim.h"
+#include "netlink.h"
 #include "req.h"
 #include "slot.h"
 #include "stats.h"
@@ -1475,7 +1478,39 @@ static struct kunit_suite retire_quarantine_suite = {
 	.test_cases = retire_quarantine_cases,
 };
 
-kunit_test_suites(&retire_info_suite, &retire_arg_suite, &retire_ctx_suite,
+/* ---- retire_netlink: the op table follows the spec -------------------- */
+
+static void retire_netlink_policies_cover_the_spec_sets(struct kunit *test)
+{
+	KUNIT_EXPECT_EQ(test, retire_netlink_policy_max(RETIRE_CMD_INFO_GET),
+			RETIRE_A_INFO_MAX);
+	KUNIT_EXPECT_EQ(test, retire_netlink_policy_max(RETIRE_CMD_STATS_GET),
+			RETIRE_A_STATS_MAX);
+	KUNIT_EXPECT_EQ(test, retire_netlink_policy_max(RETIRE_CMD_ENGINE_GET),
+			RETIRE_A_ENGINE_MAX);
+	KUNIT_EXPECT_EQ(test, retire_netlink_policy_max(RETIRE_CMD_ENGINE_SET),
+			RETIRE_A_ENGINE_MAX);
+	/* notifications are events, not requests */
+	KUNIT_EXPECT_EQ(test, retire_netlink_policy_max(RETIRE_CMD_STALE_NTF),
+			-ENOENT);
+	KUNIT_EXPECT_EQ(test, retire_netlink_policy_max(RETIRE_CMD_HEALTH_NTF),
+			-ENOENT);
+	/* every counter of struct retire_stats has its attribute */
+	KUNIT_EXPECT_EQ(test, RETIRE_A_STATS_ENGINE_BYTES - RETIRE_A_STATS_ADMITTED + 1,
+			RETIRE_ST_NR);
+}
+
+static struct kunit_case retire_netlink_cases[] = {
+	KUNIT_CASE(retire_netlink_policies_cover_the_spec_sets),
+	{}
+};
+
+static struct kunit_suite retire_netlink_suite = {
+	.name = "retire_netlink",
+	.test_cases = retire_netlink_cases,
+};
+
+kunit_test_suites(&retire_netlink_suite, &retire_info_suite, &retire_arg_suite, &retire_ctx_suite,
 		  &retire_slot_suite, &retire_stale_suite, &retire_token_suite,
 		  &retire_order_suite, &retire_counters_suite,
 		  &retire_bounds_suite, &retire_pool_suite,

@@ -51,7 +51,7 @@ static void retire_token_drop_locked(struct retire_ctx *ctx,
 /* a return or handoff naming no live token */
 static int retire_token_protocol_error(struct retire_ctx *ctx)
 {
-	retire_stat_inc(&ctx->stats, RETIRE_ST_STALE_TOKEN);
+	retire_ctx_stale_locked(ctx, RETIRE_ST_STALE_TOKEN);
 	retire_stat_inc(&ctx->stats, RETIRE_ST_PROTOCOL_ERRORS);
 	return -ENOENT;
 }
@@ -77,7 +77,7 @@ int retire_token_borrow(struct retire_ctx *ctx, u64 req_handle, u64 *token)
 	spin_lock_irq(&ctx->lock);
 	req = retire_slot_lookup_locked(&ctx->reqs, req_handle);
 	if (!req) {
-		retire_stat_inc(&ctx->stats, RETIRE_ST_STALE_TOKEN);
+		retire_ctx_stale_locked(ctx, RETIRE_ST_STALE_TOKEN);
 		ret = -ENOENT;
 	} else if (req->state != RETIRE_REQ_TERMINATED) {
 		ret = -EBUSY;

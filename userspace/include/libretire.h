@@ -16,6 +16,7 @@
 #include <stddef.h>
 #include <linux/types.h>
 #include <linux/retire.h>
+#include <linux/retire_netlink.h>
 
 #ifdef __cplusplus
 extern "C" {
@@ -82,10 +83,58 @@ int retire_set_sim_config(struct retire *r, const struct retire_sim_config *cfg)
 int retire_reset_sim(struct retire *r);
 int retire_inject_sim_event(struct retire *r, __u64 handle, int error);
 
+/*
+ * struct retire_event - one multicast notification, as retire_monitor_read()
+ * returns it. Fields the notification did not carry are 0.
+ * @type:	RETIRE_CMD_STALE_NTF or RETIRE_CMD_HEALTH_NTF
+ * @ctx_id:	the context (0 for an engine reset)
+ * @pid:	its owner's thread-group id, initial pid namespace
+ * @health_event: RETIRE_HEALTH_EVENT_* (health only)
+ * @quarantined_now: requests still quarantined (health only)
+ * @stale_engine, @stale_cancel, @stale_token, @stale_user,
+ * @stale_published: the context's cumulative stale counters (stale only)
+ */
+struct retire_event {
+	__u32 type;
+	__u32 pid;
+	__u64 ctx_id;
+	__u32 health_event;
+	__u32 pad;
+	__u64 quarantined_now;
+	__u64 stale_engine;
+	__u64 stale_cancel;
+	__u64 stale_token;
+	__u64 stale_user;
+	__u64 stale_published;
+};
+
+/* retire_monitor_open() groups */
+#define RETIRE_MONITOR_STALE	(1U << 0)
+#define RETIRE_MONITOR_HEALTH	(1U << 1)
+
+/* A socket subscribed to the family's multicast groups. */
+struct retire_monitor;
+
+typedef int (*retire_ctx_stats_fn)(__u64 ctx_id, __u32 pid,
+				   const struct retire_stats *stats,
+				   void *arg);
+
 int retire_nl_open(struct retire_nl **nlp);
 void retire_nl_close(struct retire_nl *nl);
 int retire_nl_family_id(const struct retire_nl *nl);
 int retire_nl_get_info(struct retire_nl *nl, struct retire_info *info);
+int retire_stats_get(struct retire_nl *nl, struct retire_stats *stats);
+int retire_stats_dump(struct retire_nl *nl, retire_ctx_stats_fn fn,
+		      void *arg);
+int retire_nl_get_engine(struct retire_nl *nl, struct retire_sim_config *cfg);
+int retire_nl_set_engine(struct retire_nl *nl,
+			 const struct retire_sim_config *cfg);
+
+int retire_monitor_open(struct retire_monitor **mp, unsigned int groups);
+int retire_monitor_fd(const struct retire_monitor *m);
+int retire_monitor_read(struct retire_monitor *m, struct retire_event *ev,
+			unsigned int nr);
+void retire_monitor_close(struct retire_monitor *m);
 
 #ifdef __cplusplus
 }

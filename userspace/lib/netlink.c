@@ -1,10 +1,20 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later OR MIT
 /*
  * libretire: the generic netlink side, over libnl-genl.
+ *
+ * Requests (retire_nl_*) and the monitor (retire_monitor_*) never depend on
+ * the exact attributes the kernel sends: attributes the library does not
+ * know are skipped, and "uint" attributes are read at 4 or 8 bytes, as the
+ * kernel may send either. An attribute the library knows, of a size it
+ * cannot read, makes the message malformed (-EPROTO).
  */
 #include <errno.h>
+#include <stddef.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
+#include <sys/uio.h>
 
 #include <netlink/genl/ctrl.h>
 #include <netlink/genl/genl.h>
@@ -12,6 +22,14 @@
 #include <linux/retire_netlink.h>
 
 #include "libretire.h"
+
+/* counters of the stats attribute set: struct retire_stats's leading __u64s */
+#define RETIRE_NL_STATS_NR \
+	(RETIRE_A_STATS_ENGINE_BYTES - RETIRE_A_STATS_ADMITTED + 1)
+
+_Static_assert(RETIRE_NL_STATS_NR * sizeof(__u64) ==
+	       offsetof(struct retire_stats, lat_logical),
+	       "the stats attributes are struct retire_stats's counters");
 
 struct retire_nl {
 	struct nl_sock *sk;
@@ -34,6 +52,7 @@ static int retire_nl_errno(int nlerr)
 	case NLE_MSG_TRUNC:
 		return -EINVAL;
 	case NLE_AGAIN:
+	case NLE_DUMP_INTR:
 		return -EAGAIN;
 	case NLE_BUSY:
 		return -EBUSY;
@@ -47,6 +66,194 @@ static int retire_nl_errno(int nlerr)
 		return -EIO;
 	}
 }
+
+/* ---- attributes ---------------------------------------------------------- */
+
+/* a "uint": 4 or 8 bytes on the wire */
+static int retire_nla_uint(const struct nlattr *a, __u64 *v)
+{
+	__u32 v32;
+
+	switch (nla_len(a)) {
+	case sizeof(__u32):
+		memcpy(&v32, nla_data(a), sizeof(v32));
+		*v = v32;
+		return 0;
+	case sizeof(__u64):
+		memcpy(v, nla_data(a), sizeof(*v));
+		return 0;
+	default:
+		return -EPROTO;
+	}
+}
+
+static int retire_nla_u32(const struct nlattr *a, __u32 *v)
+{
+	if (nla_len(a) != sizeof(*v))
+		return -EPROTO;
+	memcpy(v, nla_data(a), sizeof(*v));
+	return 0;
+}
+
+static int retire_nla_u64(const struct nlattr *a, __u64 *v)
+{
+	if (nla_len(a) != sizeof(*v))
+		return -EPROTO;
+	memcpy(v, nla_data(a), sizeof(*v));
+	return 0;
+}
+
+/*
+ * The generic netlink header of @nlh if it is a message of @family, else
+ * NULL (control messages, other families, messages too short to hold one).
+ */
+static struct genlmsghdr *retire_genl_hdr(struct nlmsghdr *nlh, int family)
+{
+	if (nlh->nlmsg_type != family ||
+	    nlh->nlmsg_len < NLMSG_HDRLEN + GENL_HDRLEN)
+		return NULL;
+	return nlmsg_data(nlh);
+}
+
+#define retire_for_each_attr(a, gnlh, nlh, rem)				\
+	nla_for_each_attr(a, genlmsg_attrdata(gnlh, 0),			\
+			  (int)(nlh)->nlmsg_len - NLMSG_HDRLEN - GENL_HDRLEN, \
+			  rem)
+
+/* ---- one request and its replies ---------------------------------------- */
+
+struct retire_nl_req {
+	__u32 seq;
+	int err;	/* the kernel's -errno: NLMSG_ERROR or NLMSG_DONE */
+	int done;	/* the ack, the error or the end of the dump came */
+};
+
+/*
+ * Only the kernel's replies to this request: anything else (a leftover of
+ * an exchange an error cut short) is skipped, so it cannot be taken for
+ * this request's reply or ack.
+ */
+static int retire_nl_seq_cb(struct nl_msg *msg, void *data)
+{
+	struct retire_nl_req *req = data;
+	struct sockaddr_nl *src = nlmsg_get_src(msg);
+
+	if (nlmsg_hdr(msg)->nlmsg_seq != req->seq || (src && src->nl_pid))
+		return NL_SKIP;
+	return NL_OK;
+}
+
+static int retire_nl_ack_cb(struct nl_msg *msg, void *data)
+{
+	struct retire_nl_req *req = data;
+
+	req->done = 1;
+	return NL_STOP;
+}
+
+/* the end of a dump; it carries the dump's result, 0 or -errno */
+static int retire_nl_finish_cb(struct nl_msg *msg, void *data)
+{
+	struct retire_nl_req *req = data;
+	struct nlmsghdr *nlh = nlmsg_hdr(msg);
+	int err;
+
+	if (nlmsg_datalen(nlh) >= (int)sizeof(err)) {
+		memcpy(&err, nlmsg_data(nlh), sizeof(err));
+		if (err < 0)
+			req->err = err;
+	}
+	req->done = 1;
+	return NL_STOP;
+}
+
+/* the kernel's errno, exactly: libnl would only pass on its own code */
+static int retire_nl_err_cb(struct sockaddr_nl *nla, struct nlmsgerr *e,
+			    void *data)
+{
+	struct retire_nl_req *req = data;
+
+	req->err = e->error < 0 ? e->error : -e->error;
+	req->done = 1;
+	return NL_STOP;
+}
+
+static int retire_nl_ignore_cb(struct nl_msg *msg, void *data)
+{
+	return NL_OK;
+}
+
+/*
+ * Send @msg and read every reply up to its ack (or, for a dump, its
+ * NLMSG_DONE), passing each data message to @valid. @valid must not stop
+ * the exchange: it records what it needs and returns NL_OK, so that the
+ * socket is left with nothing of this request.
+ */
+static int retire_nl_exchange(struct retire_nl *nl, struct nl_msg *msg,
+			      nl_recvmsg_msg_cb_t valid, void *arg)
+{
+	struct retire_nl_req req = { 0 };
+	struct nl_cb *cb, *scb;
+	int ret;
+
+	scb = nl_socket_get_cb(nl->sk);
+	if (!scb)
+		return -ENOMEM;
+	cb = nl_cb_clone(scb);
+	nl_cb_put(scb);
+	if (!cb)
+		return -ENOMEM;
+	nl_cb_set(cb, NL_CB_SEQ_CHECK, NL_CB_CUSTOM, retire_nl_seq_cb, &req);
+	nl_cb_set(cb, NL_CB_VALID, NL_CB_CUSTOM,
+		  valid ? valid : retire_nl_ignore_cb, arg);
+	nl_cb_set(cb, NL_CB_ACK, NL_CB_CUSTOM, retire_nl_ack_cb, &req);
+	nl_cb_set(cb, NL_CB_FINISH, NL_CB_CUSTOM, retire_nl_finish_cb, &req);
+	nl_cb_err(cb, NL_CB_CUSTOM, retire_nl_err_cb, &req);
+
+	ret = nl_send_auto(nl->sk, msg);
+	if (ret < 0) {
+		ret = retire_nl_errno(ret);
+		goto out;
+	}
+	req.seq = nlmsg_hdr(msg)->nlmsg_seq;
+
+	/* one datagram per call: the reply and the ack come apart */
+	while (!req.done) {
+		ret = nl_recvmsgs_report(nl->sk, cb);
+		if (ret <= 0)
+			break;
+	}
+	if (req.err)
+		ret = req.err;
+	else if (ret < 0)
+		ret = retire_nl_errno(ret);
+	else if (!req.done)
+		ret = -EIO;	/* an empty read: the socket is gone */
+	else
+		ret = 0;
+out:
+	nl_cb_put(cb);
+	return ret;
+}
+
+/* a request of @cmd with no attributes; NULL if out of memory */
+static struct nl_msg *retire_nl_msg(const struct retire_nl *nl, __u8 cmd,
+				    int flags)
+{
+	struct nl_msg *msg;
+
+	msg = nlmsg_alloc();
+	if (!msg)
+		return NULL;
+	if (!genlmsg_put(msg, NL_AUTO_PORT, NL_AUTO_SEQ, nl->family, 0, flags,
+			 cmd, RETIRE_FAMILY_VERSION)) {
+		nlmsg_free(msg);
+		return NULL;
+	}
+	return msg;
+}
+
+/* ---- the handle ---------------------------------------------------------- */
 
 int retire_nl_open(struct retire_nl **nlp)
 {
@@ -97,28 +304,44 @@ int retire_nl_family_id(const struct retire_nl *nl)
 	return nl ? nl->family : -EINVAL;
 }
 
+/* ---- info-get ------------------------------------------------------------ */
+
 struct retire_nl_info_arg {
+	int family;
 	struct retire_info *info;
 	int seen;
 };
 
 static int retire_nl_info_cb(struct nl_msg *msg, void *data)
 {
-	static struct nla_policy policy[RETIRE_A_INFO_MAX + 1] = {
-		[RETIRE_A_INFO_ABI_VERSION] = { .type = NLA_U32 },
-		[RETIRE_A_INFO_FEATURES] = { .type = NLA_U64 },
-	};
 	struct retire_nl_info_arg *arg = data;
-	struct nlattr *tb[RETIRE_A_INFO_MAX + 1];
-	int ret;
+	struct nlmsghdr *nlh = nlmsg_hdr(msg);
+	struct genlmsghdr *gnlh = retire_genl_hdr(nlh, arg->family);
+	__u32 abi_version = 0;
+	__u64 features = 0;
+	int have_abi = 0, have_features = 0, rem;
+	struct nlattr *a;
 
-	ret = genlmsg_parse(nlmsg_hdr(msg), 0, tb, RETIRE_A_INFO_MAX, policy);
-	if (ret < 0)
-		return NL_SKIP;
-	if (!tb[RETIRE_A_INFO_ABI_VERSION] || !tb[RETIRE_A_INFO_FEATURES])
-		return NL_SKIP;
-	arg->info->abi_version = nla_get_u32(tb[RETIRE_A_INFO_ABI_VERSION]);
-	arg->info->features = nla_get_u64(tb[RETIRE_A_INFO_FEATURES]);
+	if (!gnlh || gnlh->cmd != RETIRE_CMD_INFO_GET)
+		return NL_OK;
+	retire_for_each_attr(a, gnlh, nlh, rem) {
+		switch (nla_type(a)) {
+		case RETIRE_A_INFO_ABI_VERSION:
+			if (retire_nla_u32(a, &abi_version))
+				return NL_OK;
+			have_abi = 1;
+			break;
+		case RETIRE_A_INFO_FEATURES:
+			if (retire_nla_u64(a, &features))
+				return NL_OK;
+			have_features = 1;
+			break;
+		}
+	}
+	if (!have_abi || !have_features)
+		return NL_OK;
+	arg->info->abi_version = abi_version;
+	arg->info->features = features;
 	arg->seen = 1;
 	return NL_OK;
 }
@@ -132,33 +355,530 @@ int retire_nl_get_info(struct retire_nl *nl, struct retire_info *info)
 	if (!nl || !info)
 		return -EINVAL;
 	memset(info, 0, sizeof(*info));
+	arg.family = nl->family;
 
-	msg = nlmsg_alloc();
+	msg = retire_nl_msg(nl, RETIRE_CMD_INFO_GET, 0);
 	if (!msg)
 		return -ENOMEM;
-	if (!genlmsg_put(msg, NL_AUTO_PORT, NL_AUTO_SEQ, nl->family, 0, 0,
-			 RETIRE_CMD_INFO_GET, RETIRE_FAMILY_VERSION)) {
-		ret = -EMSGSIZE;
-		goto out_msg;
+	ret = retire_nl_exchange(nl, msg, retire_nl_info_cb, &arg);
+	nlmsg_free(msg);
+	if (!ret && !arg.seen)
+		ret = -EPROTO;
+	return ret;
+}
+
+/* ---- stats-get ----------------------------------------------------------- */
+
+/* a stats message: its counters, and its context's id and owner (dump) */
+static int retire_nl_parse_stats(struct nlmsghdr *nlh, struct genlmsghdr *gnlh,
+				 struct retire_stats *st, __u64 *ctx_id,
+				 __u32 *pid)
+{
+	__u64 *counters = (__u64 *)(void *)st;
+	struct nlattr *a;
+	int rem, type;
+
+	memset(st, 0, sizeof(*st));
+	*ctx_id = 0;
+	*pid = 0;
+	retire_for_each_attr(a, gnlh, nlh, rem) {
+		type = nla_type(a);
+		if (type == RETIRE_A_STATS_CTX_ID) {
+			if (retire_nla_uint(a, ctx_id))
+				return -EPROTO;
+		} else if (type == RETIRE_A_STATS_PID) {
+			if (retire_nla_u32(a, pid))
+				return -EPROTO;
+		} else if (type >= RETIRE_A_STATS_ADMITTED &&
+			   type < RETIRE_A_STATS_ADMITTED + RETIRE_NL_STATS_NR) {
+			if (retire_nla_uint(a, &counters[type -
+						 RETIRE_A_STATS_ADMITTED]))
+				return -EPROTO;
+		}
+		/* pad, and attributes of later versions: skipped */
 	}
-	ret = nl_socket_modify_cb(nl->sk, NL_CB_VALID, NL_CB_CUSTOM,
-				  retire_nl_info_cb, &arg);
-	if (ret < 0) {
-		ret = retire_nl_errno(ret);
-		goto out_msg;
+	return 0;
+}
+
+struct retire_nl_stats_arg {
+	int family;
+	struct retire_stats *stats;
+	int seen;
+	int err;
+};
+
+static int retire_nl_stats_cb(struct nl_msg *msg, void *data)
+{
+	struct retire_nl_stats_arg *arg = data;
+	struct nlmsghdr *nlh = nlmsg_hdr(msg);
+	struct genlmsghdr *gnlh = retire_genl_hdr(nlh, arg->family);
+	__u64 ctx_id;
+	__u32 pid;
+
+	if (!gnlh || gnlh->cmd != RETIRE_CMD_STATS_GET || arg->seen)
+		return NL_OK;
+	arg->err = retire_nl_parse_stats(nlh, gnlh, arg->stats, &ctx_id, &pid);
+	arg->seen = 1;
+	return NL_OK;
+}
+
+int retire_stats_get(struct retire_nl *nl, struct retire_stats *stats)
+{
+	struct retire_nl_stats_arg arg = { .stats = stats };
+	struct nl_msg *msg;
+	int ret;
+
+	if (!nl || !stats)
+		return -EINVAL;
+	memset(stats, 0, sizeof(*stats));
+	arg.family = nl->family;
+
+	msg = retire_nl_msg(nl, RETIRE_CMD_STATS_GET, 0);
+	if (!msg)
+		return -ENOMEM;
+	ret = retire_nl_exchange(nl, msg, retire_nl_stats_cb, &arg);
+	nlmsg_free(msg);
+	if (!ret)
+		ret = !arg.seen ? -EPROTO : arg.err;
+	if (ret)
+		memset(stats, 0, sizeof(*stats));
+	return ret;
+}
+
+struct retire_nl_dump_arg {
+	int family;
+	retire_ctx_stats_fn fn;
+	void *arg;
+	int stop;	/* fn's non-zero return: no more calls */
+	int err;	/* a malformed message: no more calls */
+	struct retire_stats stats;
+};
+
+static int retire_nl_dump_cb(struct nl_msg *msg, void *data)
+{
+	struct retire_nl_dump_arg *d = data;
+	struct nlmsghdr *nlh = nlmsg_hdr(msg);
+	struct genlmsghdr *gnlh = retire_genl_hdr(nlh, d->family);
+	__u64 ctx_id;
+	__u32 pid;
+
+	/* after a stop, drain the rest of the dump without looking at it */
+	if (!gnlh || gnlh->cmd != RETIRE_CMD_STATS_GET || d->stop || d->err)
+		return NL_OK;
+	d->err = retire_nl_parse_stats(nlh, gnlh, &d->stats, &ctx_id, &pid);
+	if (!d->err)
+		d->stop = d->fn(ctx_id, pid, &d->stats, d->arg);
+	return NL_OK;
+}
+
+int retire_stats_dump(struct retire_nl *nl, retire_ctx_stats_fn fn, void *arg)
+{
+	struct retire_nl_dump_arg *d;
+	struct nl_msg *msg;
+	int ret;
+
+	if (!nl || !fn)
+		return -EINVAL;
+	d = calloc(1, sizeof(*d));
+	if (!d)
+		return -ENOMEM;
+	d->family = nl->family;
+	d->fn = fn;
+	d->arg = arg;
+
+	msg = retire_nl_msg(nl, RETIRE_CMD_STATS_GET, NLM_F_DUMP);
+	if (!msg) {
+		free(d);
+		return -ENOMEM;
 	}
-	ret = nl_send_auto(nl->sk, msg);
-	if (ret < 0) {
-		ret = retire_nl_errno(ret);
-		goto out_msg;
+	ret = retire_nl_exchange(nl, msg, retire_nl_dump_cb, d);
+	nlmsg_free(msg);
+	if (d->stop)
+		ret = d->stop;
+	else if (!ret)
+		ret = d->err;
+	free(d);
+	return ret;
+}
+
+/* ---- engine-get, engine-set ---------------------------------------------- */
+
+static const struct {
+	int type;
+	size_t offset;
+	size_t size;
+} retire_nl_engine_attrs[] = {
+#define RETIRE_ENGINE_ATTR(type, field)					\
+	{ type, offsetof(struct retire_sim_config, field),		\
+	  sizeof(((struct retire_sim_config *)0)->field) }
+	RETIRE_ENGINE_ATTR(RETIRE_A_ENGINE_FLAGS, flags),
+	RETIRE_ENGINE_ATTR(RETIRE_A_ENGINE_LATENCY_NS, latency_ns),
+	RETIRE_ENGINE_ATTR(RETIRE_A_ENGINE_TICK_NS, tick_ns),
+	RETIRE_ENGINE_ATTR(RETIRE_A_ENGINE_BYTES_PER_TICK, bytes_per_tick),
+	RETIRE_ENGINE_ATTR(RETIRE_A_ENGINE_FAIL_EVERY, fail_every),
+	RETIRE_ENGINE_ATTR(RETIRE_A_ENGINE_FAIL_SUBMIT_EVERY,
+			   fail_submit_every),
+	RETIRE_ENGINE_ATTR(RETIRE_A_ENGINE_SEED, seed),
+	RETIRE_ENGINE_ATTR(RETIRE_A_ENGINE_RATE_BPS, rate_bps),
+	RETIRE_ENGINE_ATTR(RETIRE_A_ENGINE_BURST_BYTES, burst_bytes),
+#undef RETIRE_ENGINE_ATTR
+};
+
+#define RETIRE_NL_ENGINE_NR \
+	(sizeof(retire_nl_engine_attrs) / sizeof(retire_nl_engine_attrs[0]))
+
+struct retire_nl_engine_arg {
+	int family;
+	struct retire_sim_config *cfg;
+	int seen;
+	int err;
+};
+
+static int retire_nl_engine_cb(struct nl_msg *msg, void *data)
+{
+	struct retire_nl_engine_arg *arg = data;
+	struct nlmsghdr *nlh = nlmsg_hdr(msg);
+	struct genlmsghdr *gnlh = retire_genl_hdr(nlh, arg->family);
+	struct nlattr *a;
+	unsigned int i;
+	int rem;
+
+	if (!gnlh || gnlh->cmd != RETIRE_CMD_ENGINE_GET || arg->seen)
+		return NL_OK;
+	arg->seen = 1;
+	retire_for_each_attr(a, gnlh, nlh, rem) {
+		for (i = 0; i < RETIRE_NL_ENGINE_NR; i++)
+			if (nla_type(a) == retire_nl_engine_attrs[i].type)
+				break;
+		if (i == RETIRE_NL_ENGINE_NR)
+			continue;
+		if ((size_t)nla_len(a) != retire_nl_engine_attrs[i].size) {
+			arg->err = -EPROTO;
+			break;
+		}
+		memcpy((char *)arg->cfg + retire_nl_engine_attrs[i].offset,
+		       nla_data(a), retire_nl_engine_attrs[i].size);
 	}
-	/* the reply reaches retire_nl_info_cb() before the ack ends the wait */
-	ret = nl_wait_for_ack(nl->sk);
-	if (ret < 0)
-		ret = retire_nl_errno(ret);
-	else
-		ret = arg.seen ? 0 : -EPROTO;
-out_msg:
+	return NL_OK;
+}
+
+int retire_nl_get_engine(struct retire_nl *nl, struct retire_sim_config *cfg)
+{
+	struct retire_nl_engine_arg arg = { .cfg = cfg };
+	struct nl_msg *msg;
+	int ret;
+
+	if (!nl || !cfg)
+		return -EINVAL;
+	memset(cfg, 0, sizeof(*cfg));
+	arg.family = nl->family;
+
+	msg = retire_nl_msg(nl, RETIRE_CMD_ENGINE_GET, 0);
+	if (!msg)
+		return -ENOMEM;
+	ret = retire_nl_exchange(nl, msg, retire_nl_engine_cb, &arg);
+	nlmsg_free(msg);
+	if (!ret)
+		ret = !arg.seen ? -EPROTO : arg.err;
+	if (ret)
+		memset(cfg, 0, sizeof(*cfg));
+	return ret;
+}
+
+int retire_nl_set_engine(struct retire_nl *nl,
+			 const struct retire_sim_config *cfg)
+{
+	struct nl_msg *msg;
+	unsigned int i;
+	int ret;
+
+	if (!nl || !cfg)
+		return -EINVAL;
+	msg = retire_nl_msg(nl, RETIRE_CMD_ENGINE_SET, 0);
+	if (!msg)
+		return -ENOMEM;
+	for (i = 0; i < RETIRE_NL_ENGINE_NR; i++) {
+		ret = nla_put(msg, retire_nl_engine_attrs[i].type,
+			      (int)retire_nl_engine_attrs[i].size,
+			      (const char *)cfg +
+			      retire_nl_engine_attrs[i].offset);
+		if (ret < 0) {
+			nlmsg_free(msg);
+			return -EMSGSIZE;
+		}
+	}
+	ret = retire_nl_exchange(nl, msg, NULL, NULL);
 	nlmsg_free(msg);
 	return ret;
+}
+
+/* ---- the monitor --------------------------------------------------------- */
+
+/* the receive buffer asked for; the kernel caps it at net.core.rmem_max */
+#define RETIRE_MONITOR_RCVBUF	(1 << 20)
+
+struct retire_monitor {
+	struct nl_sock *sk;
+	int family;
+	int err;		/* to report before reading on */
+	unsigned char *buf;	/* the datagram being walked */
+	size_t cap;
+	size_t len;
+	size_t off;		/* its next message */
+};
+
+static const struct {
+	unsigned int bit;
+	const char *name;
+} retire_monitor_groups[] = {
+	{ RETIRE_MONITOR_STALE, RETIRE_MCGRP_STALE },
+	{ RETIRE_MONITOR_HEALTH, RETIRE_MCGRP_HEALTH },
+};
+
+#define RETIRE_MONITOR_NGROUPS \
+	(sizeof(retire_monitor_groups) / sizeof(retire_monitor_groups[0]))
+
+int retire_monitor_open(struct retire_monitor **mp, unsigned int groups)
+{
+	int ids[RETIRE_MONITOR_NGROUPS] = { 0 };
+	struct retire_monitor *m;
+	unsigned int i;
+	int ret;
+
+	if (!mp || !groups ||
+	    (groups & ~(RETIRE_MONITOR_STALE | RETIRE_MONITOR_HEALTH)))
+		return -EINVAL;
+	m = calloc(1, sizeof(*m));
+	if (!m)
+		return -ENOMEM;
+	m->cap = 8192;
+	m->buf = malloc(m->cap);
+	m->sk = nl_socket_alloc();
+	if (!m->buf || !m->sk) {
+		ret = -ENOMEM;
+		goto out;
+	}
+	ret = genl_connect(m->sk);
+	if (ret < 0)
+		goto out_nl;
+	m->family = genl_ctrl_resolve(m->sk, RETIRE_FAMILY_NAME);
+	if (m->family < 0) {
+		ret = m->family;
+		goto out_nl;
+	}
+	/* resolve every group before joining any: no notification between */
+	for (i = 0; i < RETIRE_MONITOR_NGROUPS; i++) {
+		if (!(groups & retire_monitor_groups[i].bit))
+			continue;
+		ids[i] = genl_ctrl_resolve_grp(m->sk, RETIRE_FAMILY_NAME,
+					       retire_monitor_groups[i].name);
+		if (ids[i] < 0) {
+			ret = ids[i];
+			goto out_nl;
+		}
+	}
+	for (i = 0; i < RETIRE_MONITOR_NGROUPS; i++) {
+		if (!(groups & retire_monitor_groups[i].bit))
+			continue;
+		ret = nl_socket_add_membership(m->sk, ids[i]);
+		if (ret < 0)
+			goto out_nl;
+	}
+	/* notifications are unsolicited: no sequence numbers to check */
+	nl_socket_disable_seq_check(m->sk);
+	ret = nl_socket_set_nonblocking(m->sk);
+	if (ret < 0)
+		goto out_nl;
+	/* best effort: a bigger buffer loses fewer notifications in a burst */
+	nl_socket_set_buffer_size(m->sk, RETIRE_MONITOR_RCVBUF, 0);
+	*mp = m;
+	return 0;
+
+out_nl:
+	ret = retire_nl_errno(ret);
+out:
+	if (m->sk)
+		nl_socket_free(m->sk);
+	free(m->buf);
+	free(m);
+	return ret;
+}
+
+int retire_monitor_fd(const struct retire_monitor *m)
+{
+	return m ? nl_socket_get_fd(m->sk) : -EINVAL;
+}
+
+void retire_monitor_close(struct retire_monitor *m)
+{
+	if (!m)
+		return;
+	nl_socket_free(m->sk);
+	free(m->buf);
+	free(m);
+}
+
+/*
+ * Read the next datagram into m->buf, without waiting: 1 if there is one
+ * to walk, 0 if one was read and dropped (not from the kernel), -EAGAIN if
+ * none is ready, or another -errno (-ENOBUFS: notifications were lost).
+ */
+static int retire_monitor_recv(struct retire_monitor *m)
+{
+	int fd = nl_socket_get_fd(m->sk);
+	struct sockaddr_nl sa;
+	struct msghdr mh;
+	struct iovec iov;
+	unsigned char *buf;
+	ssize_t n;
+
+	/* the datagram's length, to read it whole */
+	do
+		n = recv(fd, NULL, 0, MSG_PEEK | MSG_TRUNC | MSG_DONTWAIT);
+	while (n < 0 && errno == EINTR);
+	if (n < 0)
+		return -errno;
+	if ((size_t)n > m->cap) {
+		buf = realloc(m->buf, n);
+		if (!buf)
+			return -ENOMEM;
+		m->buf = buf;
+		m->cap = n;
+	}
+
+	memset(&sa, 0, sizeof(sa));
+	memset(&mh, 0, sizeof(mh));
+	iov.iov_base = m->buf;
+	iov.iov_len = m->cap;
+	mh.msg_name = &sa;
+	mh.msg_namelen = sizeof(sa);
+	mh.msg_iov = &iov;
+	mh.msg_iovlen = 1;
+	do
+		n = recvmsg(fd, &mh, MSG_DONTWAIT);
+	while (n < 0 && errno == EINTR);
+	if (n < 0)
+		return -errno;
+	m->len = 0;
+	m->off = 0;
+	/* only the kernel multicasts to the family's groups */
+	if (mh.msg_namelen != sizeof(sa) || sa.nl_family != AF_NETLINK ||
+	    sa.nl_pid != 0)
+		return 0;
+	m->len = (size_t)n < m->cap ? (size_t)n : m->cap;
+	return 1;
+}
+
+/* @nlh as an event: 1 if stored in *ev, 0 if not one, -EPROTO if malformed */
+static int retire_monitor_decode(const struct retire_monitor *m,
+				 struct nlmsghdr *nlh, struct retire_event *ev)
+{
+	struct genlmsghdr *gnlh = retire_genl_hdr(nlh, m->family);
+	struct nlattr *a;
+	int rem, ret = 0;
+
+	if (!gnlh)
+		return nlh->nlmsg_type == m->family ? -EPROTO : 0;
+	if (gnlh->cmd != RETIRE_CMD_STALE_NTF &&
+	    gnlh->cmd != RETIRE_CMD_HEALTH_NTF)
+		return 0;
+
+	memset(ev, 0, sizeof(*ev));
+	ev->type = gnlh->cmd;
+	retire_for_each_attr(a, gnlh, nlh, rem) {
+		if (gnlh->cmd == RETIRE_CMD_STALE_NTF) {
+			switch (nla_type(a)) {
+			case RETIRE_A_STALE_CTX_ID:
+				ret = retire_nla_uint(a, &ev->ctx_id);
+				break;
+			case RETIRE_A_STALE_PID:
+				ret = retire_nla_u32(a, &ev->pid);
+				break;
+			case RETIRE_A_STALE_ENGINE:
+				ret = retire_nla_uint(a, &ev->stale_engine);
+				break;
+			case RETIRE_A_STALE_CANCEL:
+				ret = retire_nla_uint(a, &ev->stale_cancel);
+				break;
+			case RETIRE_A_STALE_TOKEN:
+				ret = retire_nla_uint(a, &ev->stale_token);
+				break;
+			case RETIRE_A_STALE_USER:
+				ret = retire_nla_uint(a, &ev->stale_user);
+				break;
+			case RETIRE_A_STALE_PUBLISHED:
+				ret = retire_nla_uint(a, &ev->stale_published);
+				break;
+			}
+		} else {
+			switch (nla_type(a)) {
+			case RETIRE_A_HEALTH_EVENT:
+				ret = retire_nla_u32(a, &ev->health_event);
+				break;
+			case RETIRE_A_HEALTH_CTX_ID:
+				ret = retire_nla_uint(a, &ev->ctx_id);
+				break;
+			case RETIRE_A_HEALTH_PID:
+				ret = retire_nla_u32(a, &ev->pid);
+				break;
+			case RETIRE_A_HEALTH_QUARANTINED_NOW:
+				ret = retire_nla_uint(a, &ev->quarantined_now);
+				break;
+			}
+		}
+		if (ret)
+			return ret;
+	}
+	return 1;
+}
+
+int retire_monitor_read(struct retire_monitor *m, struct retire_event *ev,
+			unsigned int nr)
+{
+	struct retire_event one;
+	struct nlmsghdr *nlh;
+	unsigned int n = 0;
+	size_t left;
+	int ret;
+
+	if (!m || (!ev && nr))
+		return -EINVAL;
+	if (m->err) {
+		ret = m->err;
+		m->err = 0;
+		return ret;
+	}
+	while (n < nr) {
+		if (m->off >= m->len) {
+			ret = retire_monitor_recv(m);
+			if (ret == -EAGAIN)
+				break;
+			if (ret < 0)
+				goto fail;
+			continue;
+		}
+		nlh = (struct nlmsghdr *)(void *)(m->buf + m->off);
+		left = m->len - m->off;
+		if (!NLMSG_OK(nlh, left)) {
+			/* a cut message: drop the rest of the datagram */
+			m->off = m->len;
+			ret = -EPROTO;
+			goto fail;
+		}
+		m->off += NLMSG_ALIGN(nlh->nlmsg_len) < left ?
+			  NLMSG_ALIGN(nlh->nlmsg_len) : left;
+		ret = retire_monitor_decode(m, nlh, &one);
+		if (ret < 0)
+			goto fail;
+		if (ret)
+			ev[n++] = one;
+	}
+	return n;
+
+fail:
+	/* report it after the events already stored, not instead of them */
+	if (!n)
+		return ret;
+	m->err = ret;
+	return n;
 }

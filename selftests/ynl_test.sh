@@ -1,0 +1,212 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+#
+# The kernel's own YNL client (tools/net/ynl/cli.py of linux-source-6.12)
+# driven by Documentation/netlink/specs/retire.yaml against the running
+# module: the spec is the contract, so a generic client that knows nothing
+# but the spec must be able to use the family.
+#
+# The tree is $KSFT_SRC, or the linux-source-6.12 unpacked under
+# /var/cache/retire/src. cli.py looks for the schema at
+# <spec dir>/../genetlink.yaml, so the spec is copied into a temporary
+# directory next to a link to the tree's schema.
+#
+# Exit: 0 every check passed (or some skipped), 1 one failed, 4 all skipped.
+
+set -u
+
+here=$(cd "$(dirname "$0")" && pwd)
+top=$(dirname "$here")
+spec=$top/Documentation/netlink/specs/retire.yaml
+py=/usr/bin/python3
+poke=$here/stale_poke
+
+CHECKS="info_get_reports_abi_version_1
+stats_get_do_has_admitted
+stats_get_dump_is_a_list_of_contexts
+engine_get_has_the_knobs
+subscribe_stale_receives_stale_ntf
+stale_ntf_names_the_poking_process"
+
+n=0
+pass=0
+fail=0
+skip=0
+
+echo "TAP version 13"
+echo "1..$(echo "$CHECKS" | wc -l)"
+
+# result ok|fail|skip NAME [REASON]
+result() {
+	n=$((n + 1))
+	case $1 in
+	ok)
+		pass=$((pass + 1))
+		echo "ok $n ynl: $2"
+		;;
+	fail)
+		fail=$((fail + 1))
+		echo "not ok $n ynl: $2"
+		;;
+	skip)
+		skip=$((skip + 1))
+		echo "ok $n ynl: $2 # SKIP $3"
+		;;
+	esac
+}
+
+finish() {
+	echo "# Totals: pass:$pass fail:$fail xfail:0 xpass:0 skip:$skip error:0"
+	[ "$fail" -gt 0 ] && exit 1
+	[ "$pass" -eq 0 ] && [ "$skip" -gt 0 ] && exit 4
+	exit 0
+}
+
+skip_all() {
+	echo "# $1"
+	for c in $CHECKS; do
+		result skip "$c" "$1"
+	done
+	finish
+}
+
+# the first lines of a file, as TAP comments
+show() {
+	[ -s "$1" ] && tail -n 15 "$1" | sed 's/^/# /'
+	return 0
+}
+
+# ---- what the checks need ------------------------------------------------
+
+src=${KSFT_SRC:-}
+if [ -z "$src" ]; then
+	for d in /var/cache/retire/src/linux-source-6.12-*/; do
+		[ -f "${d}tools/net/ynl/cli.py" ] && src=${d%/}
+	done
+fi
+if [ -z "$src" ] || [ ! -f "$src/tools/net/ynl/cli.py" ]; then
+	skip_all "no linux-source-6.12 tree with tools/net/ynl (set KSFT_SRC)"
+fi
+[ -f "$src/Documentation/netlink/genetlink.yaml" ] ||
+	skip_all "$src has no Documentation/netlink/genetlink.yaml"
+[ -f "$spec" ] || skip_all "no spec at $spec"
+[ -x "$py" ] || skip_all "$py is absent"
+"$py" -c 'import yaml, jsonschema' 2>/dev/null ||
+	skip_all "python3-yaml or python3-jsonschema is not installed"
+[ -e /dev/retire ] || skip_all "/dev/retire is absent: is retire.ko loaded?"
+
+tmp=$(mktemp -d /tmp/retire-ynl.XXXXXX) || skip_all "no temporary directory"
+pp=
+cleanup() {
+	[ -n "$pp" ] && kill "$pp" 2>/dev/null
+	rm -rf "$tmp"
+}
+trap cleanup EXIT
+trap 'exit 1' INT TERM
+mkdir -p "$tmp/specs"
+cp "$spec" "$tmp/specs/retire.yaml"
+ln -s "$src/Documentation/netlink/genetlink.yaml" "$tmp/genetlink.yaml"
+
+# the tree is read-only in the test VM: no bytecode next to it
+export PYTHONDONTWRITEBYTECODE=1
+
+# The spec is validated against the kernel's schema on the host (make
+# check); here, under software emulation and KASAN, jsonschema alone can
+# take longer than the calls themselves.
+ynl() {
+	timeout "${YNL_TIMEOUT:-150}" "$py" "$src/tools/net/ynl/cli.py" \
+		--spec "$tmp/specs/retire.yaml" --no-schema --output-json "$@"
+}
+
+# jcheck FILE EXPR [ARG]: EXPR (python, over the last JSON line of FILE as
+# d, and ARG as a) is true
+jcheck() {
+	"$py" - "$@" <<'EOF'
+import json
+import sys
+
+lines = [l for l in open(sys.argv[1]) if l.strip()]
+d = json.loads(lines[-1])
+a = sys.argv[3] if len(sys.argv) > 3 else None
+sys.exit(0 if eval(sys.argv[2], {'d': d, 'a': a}) else 1)
+EOF
+}
+
+# check NAME EXPR [ARG] -- CLI-ARGS...: run cli.py, then EXPR on its output
+check() {
+	name=$1
+	expr=$2
+	shift 2
+	arg=
+	if [ "$1" != "--" ]; then
+		arg=$1
+		shift
+	fi
+	shift
+	ynl "$@" >"$tmp/out" 2>"$tmp/err"
+	rc=$?
+	if [ $rc -eq 0 ] && jcheck "$tmp/out" "$expr" "$arg" 2>>"$tmp/err"; then
+		result ok "$name"
+	else
+		echo "# cli.py $* exited $rc"
+		show "$tmp/out"
+		show "$tmp/err"
+		result fail "$name"
+	fi
+}
+
+# ---- requests ------------------------------------------------------------
+
+check info_get_reports_abi_version_1 \
+	"isinstance(d, dict) and d.get('abi-version') == 1" \
+	-- --do info-get
+check stats_get_do_has_admitted \
+	"isinstance(d, dict) and 'admitted' in d and 'stale-cancel' in d" \
+	-- --do stats-get
+check stats_get_dump_is_a_list_of_contexts \
+	"isinstance(d, list) and all('ctx-id' in m and 'pid' in m and 'admitted' in m for m in d)" \
+	-- --dump stats-get
+check engine_get_has_the_knobs \
+	"isinstance(d, dict) and 'latency-ns' in d and 'flags' in d" \
+	-- --do engine-get
+
+# ---- the "stale" group ---------------------------------------------------
+
+if [ ! -x "$poke" ]; then
+	result skip subscribe_stale_receives_stale_ntf "$poke is not built"
+	result skip stale_ntf_names_the_poking_process "$poke is not built"
+	finish
+fi
+
+# a stale cancel every 20 ms, for longer than cli.py can take to subscribe
+"$poke" 180000 20 >"$tmp/poke.out" 2>&1 &
+pp=$!
+poke_pid=$pp
+ynl --subscribe stale --sleep 2 >"$tmp/sub.out" 2>"$tmp/sub.err"
+rc=$?
+kill "$pp" 2>/dev/null
+wait "$pp" 2>/dev/null
+pp=
+
+if [ $rc -eq 0 ] && jcheck "$tmp/sub.out" \
+	"any(m.get('name') == 'stale-ntf' and 'cancel' in m.get('msg', {}) for m in d)" \
+	2>>"$tmp/sub.err"; then
+	result ok subscribe_stale_receives_stale_ntf
+else
+	echo "# cli.py --subscribe stale exited $rc"
+	show "$tmp/sub.out"
+	show "$tmp/sub.err"
+	show "$tmp/poke.out"
+	result fail subscribe_stale_receives_stale_ntf
+fi
+# the poker's context: its pid, and the cancels it made
+if [ $rc -eq 0 ] && jcheck "$tmp/sub.out" \
+	"any(m.get('name') == 'stale-ntf' and m['msg'].get('pid') == int(a) and m['msg'].get('cancel', 0) > 0 and m['msg'].get('ctx-id', 0) > 0 for m in d)" \
+	"$poke_pid" 2>>"$tmp/sub.err"; then
+	result ok stale_ntf_names_the_poking_process
+else
+	show "$tmp/poke.out"
+	result fail stale_ntf_names_the_poking_process
+fi
+
+finish
