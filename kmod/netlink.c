@@ -70,32 +70,44 @@ static int retire_nla_put_uint(struct sk_buff *skb, int type, u64 v,
 	return nla_put_64bit(skb, type, sizeof(v), &v, pad);
 }
 
-static int retire_nl_info_get_doit(struct sk_buff *skb, struct genl_info *info)
+/* a reply to @info: @fill puts the attributes */
+static int retire_nl_reply(struct genl_info *info, u8 cmd,
+			   int (*fill)(struct sk_buff *msg, const void *arg),
+			   const void *arg)
 {
-	struct retire_info ri;
 	struct sk_buff *msg;
 	void *hdr;
 
 	msg = genlmsg_new(NLMSG_DEFAULT_SIZE, GFP_KERNEL);
 	if (!msg)
 		return -ENOMEM;
-	hdr = genlmsg_put_reply(msg, info, &retire_genl_family, 0,
-				RETIRE_CMD_INFO_GET);
-	if (!hdr)
-		goto err_free_msg;
-
-	retire_info_fill(&ri);
-	if (nla_put_u32(msg, RETIRE_A_INFO_ABI_VERSION, ri.abi_version) ||
-	    nla_put_u64_64bit(msg, RETIRE_A_INFO_FEATURES, ri.features,
-			      RETIRE_A_INFO_PAD))
-		goto err_free_msg;
-
+	hdr = genlmsg_put_reply(msg, info, &retire_genl_family, 0, cmd);
+	if (!hdr || fill(msg, arg)) {
+		nlmsg_free(msg);
+		return -EMSGSIZE;
+	}
 	genlmsg_end(msg, hdr);
 	return genlmsg_reply(msg, info);
+}
 
-err_free_msg:
-	nlmsg_free(msg);
-	return -EMSGSIZE;
+static int retire_nl_fill_info(struct sk_buff *msg, const void *arg)
+{
+	const struct retire_info *ri = arg;
+
+	if (nla_put_u32(msg, RETIRE_A_INFO_ABI_VERSION, ri->abi_version) ||
+	    nla_put_u64_64bit(msg, RETIRE_A_INFO_FEATURES, ri->features,
+			      RETIRE_A_INFO_PAD))
+		return -EMSGSIZE;
+	return 0;
+}
+
+static int retire_nl_info_get_doit(struct sk_buff *skb, struct genl_info *info)
+{
+	struct retire_info ri;
+
+	retire_info_fill(&ri);
+	return retire_nl_reply(info, RETIRE_CMD_INFO_GET, retire_nl_fill_info,
+			       &ri);
 }
 
 /* @st's counters; @ctx_id 0 for the module's */
@@ -117,32 +129,22 @@ static int retire_nl_put_stats(struct sk_buff *msg, const struct retire_stats *s
 	return 0;
 }
 
+static int retire_nl_fill_module_stats(struct sk_buff *msg, const void *arg)
+{
+	return retire_nl_put_stats(msg, arg, 0, 0);
+}
+
 static int retire_nl_stats_get_doit(struct sk_buff *skb, struct genl_info *info)
 {
 	struct retire_stats *st;
-	struct sk_buff *msg;
-	void *hdr;
-	int ret = -EMSGSIZE;
+	int ret;
 
 	st = kmalloc(sizeof(*st), GFP_KERNEL);
-	msg = genlmsg_new(NLMSG_DEFAULT_SIZE, GFP_KERNEL);
-	if (!st || !msg) {
-		ret = -ENOMEM;
-		goto out_free;
-	}
-	hdr = genlmsg_put_reply(msg, info, &retire_genl_family, 0,
-				RETIRE_CMD_STATS_GET);
-	if (!hdr)
-		goto out_free;
+	if (!st)
+		return -ENOMEM;
 	retire_stats_module(st);
-	if (retire_nl_put_stats(msg, st, 0, 0))
-		goto out_free;
-	genlmsg_end(msg, hdr);
-	kfree(st);
-	return genlmsg_reply(msg, info);
-
-out_free:
-	nlmsg_free(msg);
+	ret = retire_nl_reply(info, RETIRE_CMD_STATS_GET,
+			      retire_nl_fill_module_stats, st);
 	kfree(st);
 	return ret;
 }
@@ -197,9 +199,9 @@ static int retire_nl_stats_get_dumpit(struct sk_buff *skb,
 	return ret ?: skb->len;
 }
 
-static int retire_nl_put_engine(struct sk_buff *msg,
-				const struct retire_sim_config *c)
+static int retire_nl_fill_engine(struct sk_buff *msg, const void *arg)
 {
+	const struct retire_sim_config *c = arg;
 	const int pad = RETIRE_A_ENGINE_PAD;
 
 	if (nla_put_u32(msg, RETIRE_A_ENGINE_FLAGS, c->flags) ||
@@ -222,21 +224,10 @@ static int retire_nl_engine_get_doit(struct sk_buff *skb,
 				     struct genl_info *info)
 {
 	struct retire_sim_config cfg = {};
-	struct sk_buff *msg;
-	void *hdr;
 
-	msg = genlmsg_new(NLMSG_DEFAULT_SIZE, GFP_KERNEL);
-	if (!msg)
-		return -ENOMEM;
-	hdr = genlmsg_put_reply(msg, info, &retire_genl_family, 0,
-				RETIRE_CMD_ENGINE_GET);
 	retire_sim_get_config(&cfg);
-	if (!hdr || retire_nl_put_engine(msg, &cfg)) {
-		nlmsg_free(msg);
-		return -EMSGSIZE;
-	}
-	genlmsg_end(msg, hdr);
-	return genlmsg_reply(msg, info);
+	return retire_nl_reply(info, RETIRE_CMD_ENGINE_GET,
+			       retire_nl_fill_engine, &cfg);
 }
 
 static u64 retire_nl_u64(struct nlattr **tb, int type)

@@ -1371,7 +1371,7 @@ FIXTURE_TEARDOWN(interleave)
 	free(w);
 }
 
-TEST_F_TIMEOUT(interleave, random_steps_retire_everything_exactly_once, 60)
+TEST_F_TIMEOUT(interleave, random_steps_retire_everything_exactly_once, 300)
 {
 	struct world *w = self->w;
 	struct retire_stats base, m;
