@@ -291,16 +291,27 @@ static void retire_sim_finish(struct retire_sim_job *job,
 	struct retire_ctx *ctx = job->ctx;
 	u64 handle = job->w.handle;
 	unsigned long flags;
+	bool reset;
 
 	spin_lock_irqsave(&retire_sim.lock, flags);
 	job->state = RETIRE_SIM_IDLE;
 	list_del_init(&job->node);
 	list_del_init(&job->bw_node);
-	if (job->reset && !--retire_sim.resetting)
-		wake_up_all(&retire_sim.reset_wq);
+	reset = job->reset;
 	spin_unlock_irqrestore(&retire_sim.lock, flags);
 
 	retire_engine_complete(ctx, handle, res);
+
+	/*
+	 * A reset waits for this report to have landed, not just to have
+	 * been decided: only the engine's globals are touched from here on.
+	 */
+	if (reset) {
+		spin_lock_irqsave(&retire_sim.lock, flags);
+		if (!--retire_sim.resetting)
+			wake_up_all(&retire_sim.reset_wq);
+		spin_unlock_irqrestore(&retire_sim.lock, flags);
+	}
 }
 
 static void retire_sim_arm_locked(struct retire_sim_job *job, u64 ns)
