@@ -322,14 +322,14 @@ static long retire_ioctl_sim_config(unsigned int cmd, void __user *uarg)
 	ret = retire_arg_copy_in(&cfg, sizeof(cfg), sizeof(cfg), cmd, uarg);
 	if (ret)
 		return ret;
-	if (!retire_reserved_zero(cfg.reserved, sizeof(cfg.reserved)))
+	if (cfg.reserved)
 		return -EINVAL;
 	switch (cfg.op) {
 	case RETIRE_SIM_GET:
 		if (cfg.flags || cfg.latency_ns || cfg.tick_ns ||
 		    cfg.bytes_per_tick || cfg.fail_every ||
 		    cfg.fail_submit_every || cfg.seed || cfg.rate_bps ||
-		    cfg.burst_bytes)
+		    cfg.burst_bytes || cfg.finish_ns)
 			return -EINVAL;
 		retire_sim_get_config(&cfg);
 		return retire_arg_copy_out(uarg, cmd, &cfg, sizeof(cfg));

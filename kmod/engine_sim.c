@@ -157,6 +157,29 @@ u64 retire_bucket_take(struct retire_bucket *b, u64 n, ktime_t now)
 }
 EXPORT_SYMBOL_IF_KUNIT(retire_bucket_take);
 
+/*
+ * @job stops waiting for bandwidth. If it was first in line, the next job
+ * asks at once: a job behind the head sleeps until it is the head (or a
+ * second passes) rather than polling.
+ */
+static void retire_bw_leave_locked(struct retire_sim_job *job)
+{
+	struct retire_sim_job *next;
+	bool head;
+
+	lockdep_assert_held(&retire_sim.lock);
+	if (list_empty(&job->bw_node))
+		return;
+	head = list_is_first(&job->bw_node, &retire_sim.bw_waiters);
+	list_del_init(&job->bw_node);
+	if (!head)
+		return;
+	next = list_first_entry_or_null(&retire_sim.bw_waiters,
+					struct retire_sim_job, bw_node);
+	if (next && next->state == RETIRE_SIM_ARMED)
+		hrtimer_start(&next->timer, 0, HRTIMER_MODE_REL);
+}
+
 /**
  * retire_bucket_take_locked() - bandwidth for @n bytes, in turn
  * @job:	the job asking
@@ -181,14 +204,14 @@ static u64 retire_bucket_take_locked(struct retire_sim_job *job, u64 n,
 	if (!head || head == job) {
 		wait = retire_bucket_take(&retire_sim.bucket, n, now);
 		if (!wait) {
-			list_del_init(&job->bw_node);
+			retire_bw_leave_locked(job);
 			return 0;
 		}
 	}
 	if (list_empty(&job->bw_node))
 		list_add_tail(&job->bw_node, &retire_sim.bw_waiters);
-	/* not its turn: look again once the head may have gone */
-	return max_t(u64, wait, 100 * NSEC_PER_USEC);
+	/* not its turn: retire_bw_leave_locked() wakes it when it is */
+	return wait ?: NSEC_PER_SEC;
 }
 
 /**
@@ -296,7 +319,7 @@ static void retire_sim_finish(struct retire_sim_job *job,
 	spin_lock_irqsave(&retire_sim.lock, flags);
 	job->state = RETIRE_SIM_IDLE;
 	list_del_init(&job->node);
-	list_del_init(&job->bw_node);
+	retire_bw_leave_locked(job);
 	reset = job->reset;
 	spin_unlock_irqrestore(&retire_sim.lock, flags);
 
@@ -349,6 +372,11 @@ static void retire_sim_work(struct work_struct *work)
 		spin_unlock_irq(&retire_sim.lock);
 		return;
 	}
+	if (job->done == job->w.len) {
+		/* every byte went before finish_ns: the destination is done */
+		spin_unlock_irq(&retire_sim.lock);
+		goto done;
+	}
 	tick = retire_sim.cfg.tick_ns ?: RETIRE_SIM_DEFAULT_TICK_NS;
 	if (retire_sim.cfg.flags & RETIRE_SIM_F_BLOCKED) {
 		/* the destination takes nothing: try again next tick */
@@ -387,13 +415,12 @@ static void retire_sim_work(struct work_struct *work)
 	retire_sim_account(job, chunk);
 	retire_sim_transfer(job, job->done, chunk);
 	job->done += chunk;
-	if (job->done == job->w.len) {
-		res.transferred = job->done;
-		res.checksum = job->checksum;
-		goto finish;
-	}
 
 	spin_lock_irq(&retire_sim.lock);
+	if (job->done == job->w.len && !retire_sim.cfg.finish_ns) {
+		spin_unlock_irq(&retire_sim.lock);
+		goto done;
+	}
 	if (job->reset || job->abort) {
 		bool reset = job->reset;
 
@@ -407,10 +434,16 @@ static void retire_sim_work(struct work_struct *work)
 		}
 		goto cancelled;
 	}
-	retire_sim_arm_locked(job, tick);
+	/* the last transfer starts the destination's own finish_ns */
+	retire_sim_arm_locked(job, job->done == job->w.len ?
+			      retire_sim.cfg.finish_ns : tick);
 	spin_unlock_irq(&retire_sim.lock);
 	return;
 
+done:
+	res.transferred = job->done;
+	res.checksum = job->checksum;
+	goto finish;
 cancelled:
 	res.error = -ECANCELED;
 	res.cancelled = true;
@@ -477,7 +510,7 @@ static bool retire_sim_try_stop(struct retire_ctx *ctx, u32 idx)
 		/* between two transfers: it will never touch the buffer */
 		job->state = RETIRE_SIM_IDLE;
 		list_del_init(&job->node);
-		list_del_init(&job->bw_node);
+		retire_bw_leave_locked(job);
 		if (job->reset && !--retire_sim.resetting)
 			wake_up_all(&retire_sim.reset_wq);
 		stopped = true;

@@ -32,7 +32,7 @@ module_param(stale_ntf_ms, uint, 0644);
 MODULE_PARM_DESC(stale_ntf_ms, "Least interval between two stale notifications of one context");
 
 /* the stats attribute set is struct retire_stats's counters, in order */
-static_assert(RETIRE_A_STATS_ENGINE_BYTES - RETIRE_A_STATS_ADMITTED ==
+static_assert(RETIRE_A_STATS_DEVICE_OUTSTANDING - RETIRE_A_STATS_ADMITTED ==
 	      RETIRE_ST_NR - 1);
 
 /*
@@ -54,6 +54,7 @@ static const struct nla_policy retire_engine_set_nl_policy[RETIRE_A_ENGINE_MAX +
 	[RETIRE_A_ENGINE_SEED]			= { .type = NLA_U64 },
 	[RETIRE_A_ENGINE_RATE_BPS]		= { .type = NLA_U64 },
 	[RETIRE_A_ENGINE_BURST_BYTES]		= { .type = NLA_U64 },
+	[RETIRE_A_ENGINE_FINISH_NS]		= { .type = NLA_U64 },
 };
 
 enum retire_nl_mcgrp {
@@ -215,7 +216,8 @@ static int retire_nl_fill_engine(struct sk_buff *msg, const void *arg)
 	    nla_put_u64_64bit(msg, RETIRE_A_ENGINE_SEED, c->seed, pad) ||
 	    nla_put_u64_64bit(msg, RETIRE_A_ENGINE_RATE_BPS, c->rate_bps, pad) ||
 	    nla_put_u64_64bit(msg, RETIRE_A_ENGINE_BURST_BYTES,
-			      c->burst_bytes, pad))
+			      c->burst_bytes, pad) ||
+	    nla_put_u64_64bit(msg, RETIRE_A_ENGINE_FINISH_NS, c->finish_ns, pad))
 		return -EMSGSIZE;
 	return 0;
 }
@@ -255,6 +257,7 @@ static int retire_nl_engine_set_doit(struct sk_buff *skb,
 		.seed = retire_nl_u64(tb, RETIRE_A_ENGINE_SEED),
 		.rate_bps = retire_nl_u64(tb, RETIRE_A_ENGINE_RATE_BPS),
 		.burst_bytes = retire_nl_u64(tb, RETIRE_A_ENGINE_BURST_BYTES),
+		.finish_ns = retire_nl_u64(tb, RETIRE_A_ENGINE_FINISH_NS),
 	};
 
 	if (cfg.flags & ~RETIRE_SIM_F_ALL) {
@@ -424,6 +427,24 @@ int retire_netlink_policy_max(u8 cmd)
 	return -ENOENT;
 }
 EXPORT_SYMBOL_IF_KUNIT(retire_netlink_policy_max);
+
+/**
+ * retire_netlink_policy() - an op's policy
+ * @cmd: RETIRE_CMD_*
+ *
+ * Return: the policy, or NULL for a command without an op. For the KUnit
+ * check that every attribute of a request's set has a type.
+ */
+const struct nla_policy *retire_netlink_policy(u8 cmd)
+{
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(retire_nl_ops); i++)
+		if (retire_nl_ops[i].cmd == cmd)
+			return retire_nl_ops[i].policy;
+	return NULL;
+}
+EXPORT_SYMBOL_IF_KUNIT(retire_netlink_policy);
 
 /**
  * retire_netlink_register() - register the generic netlink family

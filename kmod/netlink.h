@@ -4,6 +4,8 @@
 
 #include <linux/types.h>
 
+struct nla_policy;
+
 /* a context's cumulative stale-notification counters */
 struct retire_nl_stale {
 	u64 ctx_id;
@@ -29,5 +31,6 @@ void retire_netlink_notify_stale(const struct retire_nl_stale *s);
 void retire_netlink_notify_health(const struct retire_nl_health *h);
 unsigned long retire_netlink_stale_delay(void);
 int retire_netlink_policy_max(u8 cmd);
+const struct nla_policy *retire_netlink_policy(u8 cmd);
 
 #endif /* _RETIRE_NETLINK_H */

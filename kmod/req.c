@@ -187,6 +187,7 @@ void retire_req_terminate_locked(struct retire_ctx *ctx,
 	}
 	req->state = RETIRE_REQ_TERMINATED;
 	req->t_terminal = now;
+	retire_stat_add(&ctx->stats, RETIRE_ST_DEVICE, -1);
 	/* only a reset ends quarantine: the device may not be done */
 	if (req->quarantined && res->reset)
 		retire_req_unquarantine_locked(ctx, req);
@@ -413,6 +414,7 @@ int retire_submit_one(struct retire_ctx *ctx, struct retire_sqe *sqe)
 	retire_stat_inc(&ctx->stats, RETIRE_ST_ADMITTED);
 	retire_stat_inc(&ctx->stats, RETIRE_ST_PHYSICAL);
 	retire_stat_inc(&ctx->stats, RETIRE_ST_LOGICAL);
+	retire_stat_inc(&ctx->stats, RETIRE_ST_DEVICE);
 	retire_stat_owned(&ctx->stats, sqe->len);
 
 	retire_deadline_arm(req);

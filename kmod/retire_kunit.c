@@ -8,6 +8,7 @@
 #include <linux/delay.h>
 #include <linux/mman.h>
 #include <linux/uaccess.h>
+#include <net/netlink.h>
 
 #include <linux/retire_netlink.h>
 
@@ -898,9 +899,14 @@ static void retire_counters_balance_after_mixed_outcomes(struct kunit *test)
 	b = retire_fix_submit(test, reg.handle);
 	KUNIT_EXPECT_EQ(test, retire_fix_stat(f, RETIRE_ST_OWNED_BYTES), 1024ULL);
 	KUNIT_EXPECT_EQ(test, retire_fix_stat(f, RETIRE_ST_LOGICAL), 2ULL);
+	KUNIT_EXPECT_EQ(test, retire_fix_stat(f, RETIRE_ST_DEVICE), 2ULL);
 
 	retire_fix_complete(f, a);
+	KUNIT_EXPECT_EQ(test, retire_fix_stat(f, RETIRE_ST_DEVICE), 1ULL);
 	retire_engine_complete(f->ctx, b, &failed);
+	/* d is the device's: it drops at the terminal event, not at retire */
+	KUNIT_EXPECT_EQ(test, retire_fix_stat(f, RETIRE_ST_DEVICE), 0ULL);
+	KUNIT_EXPECT_EQ(test, retire_fix_stat(f, RETIRE_ST_PHYSICAL), 2ULL);
 	KUNIT_ASSERT_EQ(test, retire_fix_borrow(f, a, &tok), 0);
 	retire_fix_read(f, RETIRE_REC_TERMINAL);
 	KUNIT_EXPECT_EQ(test, retire_req_retire(f->ctx, a), 0);
@@ -925,6 +931,7 @@ static void retire_counters_balance_after_mixed_outcomes(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, retire_fix_stat(f, RETIRE_ST_LOGICAL), 0ULL);
 	KUNIT_EXPECT_EQ(test, retire_fix_stat(f, RETIRE_ST_PHYSICAL), 0ULL);
 	KUNIT_EXPECT_EQ(test, retire_fix_stat(f, RETIRE_ST_TOKENS_OUT), 0ULL);
+	KUNIT_EXPECT_EQ(test, retire_fix_stat(f, RETIRE_ST_DEVICE), 0ULL);
 	KUNIT_EXPECT_EQ(test, f->ctx->unretired, 0U);
 	KUNIT_EXPECT_EQ(test, f->ctx->reserved_bytes, 0ULL);
 }
@@ -1482,6 +1489,9 @@ static struct kunit_suite retire_quarantine_suite = {
 
 static void retire_netlink_policies_cover_the_spec_sets(struct kunit *test)
 {
+	const struct nla_policy *pol;
+	int a;
+
 	KUNIT_EXPECT_EQ(test, retire_netlink_policy_max(RETIRE_CMD_INFO_GET),
 			RETIRE_A_INFO_MAX);
 	KUNIT_EXPECT_EQ(test, retire_netlink_policy_max(RETIRE_CMD_STATS_GET),
@@ -1495,8 +1505,15 @@ static void retire_netlink_policies_cover_the_spec_sets(struct kunit *test)
 			-ENOENT);
 	KUNIT_EXPECT_EQ(test, retire_netlink_policy_max(RETIRE_CMD_HEALTH_NTF),
 			-ENOENT);
+	/* engine-set takes every knob: a missing entry would be refused */
+	pol = retire_netlink_policy(RETIRE_CMD_ENGINE_SET);
+	KUNIT_ASSERT_NOT_NULL(test, pol);
+	KUNIT_EXPECT_EQ(test, pol[RETIRE_A_ENGINE_PAD].type, NLA_REJECT);
+	for (a = RETIRE_A_ENGINE_PAD + 1; a <= RETIRE_A_ENGINE_MAX; a++)
+		KUNIT_EXPECT_NE_MSG(test, pol[a].type, NLA_UNSPEC,
+				    "engine attribute %d has no policy", a);
 	/* every counter of struct retire_stats has its attribute */
-	KUNIT_EXPECT_EQ(test, RETIRE_A_STATS_ENGINE_BYTES - RETIRE_A_STATS_ADMITTED + 1,
+	KUNIT_EXPECT_EQ(test, RETIRE_A_STATS_DEVICE_OUTSTANDING - RETIRE_A_STATS_ADMITTED + 1,
 			RETIRE_ST_NR);
 }
 

@@ -5,6 +5,7 @@
 #include <linux/bits.h>
 #include <linux/spinlock_types.h>
 #include <linux/types.h>
+#include <linux/retire.h>
 
 /*
  * A handle is kind (8 bits) | slot index (24) | generation (32). It names
@@ -65,6 +66,11 @@ struct retire_slot_table {
 	void (*fini)(void *obj);
 	void *arg;
 };
+
+/* the uapi's decoders read handles as this file makes them */
+static_assert(RETIRE_HANDLE_KIND(0x0203040506070809ULL) == 0x02);
+static_assert(RETIRE_HANDLE_SLOT(0x0203040506070809ULL) == 0x030405);
+static_assert(RETIRE_HANDLE_GEN(0x0203040506070809ULL) == 0x06070809);
 
 static inline u64 retire_handle_make(u8 kind, u32 idx, u32 gen)
 {

@@ -24,6 +24,8 @@ static_assert(offsetof(struct retire_stats, contexts) ==
 	      RETIRE_ST_CONTEXTS * sizeof(__u64));
 static_assert(offsetof(struct retire_stats, engine_bytes) ==
 	      RETIRE_ST_ENGINE_BYTES * sizeof(__u64));
+static_assert(offsetof(struct retire_stats, device_outstanding) ==
+	      RETIRE_ST_DEVICE * sizeof(__u64));
 static_assert(offsetof(struct retire_stats, lat_logical) ==
 	      RETIRE_ST_NR * sizeof(__u64));
 

@@ -54,6 +54,7 @@ enum retire_stat {
 	RETIRE_ST_EVICTED,
 	RETIRE_ST_POOL_BYTES,		/* gauge */
 	RETIRE_ST_ENGINE_BYTES,
+	RETIRE_ST_DEVICE,		/* gauge: d */
 	RETIRE_ST_NR
 };
 

@@ -102,7 +102,7 @@ else
 	record FAIL "host: Documentation/*.rst has reStructuredText problems"
 fi
 bad=
-for m in userspace/man/*.[37]; do
+for m in userspace/man/*.[378]; do
 	if [ -n "$(MANWIDTH=80 man --warnings -l "$m" 2>&1 >/dev/null)" ]; then
 		bad="$bad $m"
 	fi
@@ -111,6 +111,49 @@ if [ -z "$bad" ]; then
 	record PASS "host: every man page renders without a warning"
 else
 	record FAIL "host: man pages with warnings:$bad"
+fi
+# the functions of the version script, each with its own page
+missing=
+for s in $(sed -n '/global:/,/local:/s/^[[:space:]]*\([a-z_][a-z0-9_]*\);.*/\1/p' \
+	userspace/lib/libretire.map); do
+	[ -f "userspace/man/$s.3" ] || missing="$missing $s"
+done
+if [ -z "$missing" ]; then
+	record PASS "host: every function of libretire.map has a man page"
+else
+	record FAIL "host: functions of libretire.map without a man page:$missing"
+fi
+# the commands retirectl dispatches, from its table, each in its -h
+missing=
+cmds=$(sed -n 's/^\t{ "\([a-z][a-z-]*\)", cmd_[a-z_]* },$/\1/p' \
+	userspace/retirectl/retirectl.c)
+if help=$(userspace/retirectl/retirectl -h) && [ -n "$cmds" ]; then
+	for c in $cmds; do
+		grep -qE "^  $c( |\$)" <<<"$help" || missing="$missing $c"
+	done
+else
+	missing=" (retirectl -h failed, or no command table)"
+fi
+if [ -z "$missing" ]; then
+	record PASS "host: retirectl -h lists every command ($(echo $cmds))"
+else
+	record FAIL "host: retirectl -h does not list:$missing"
+fi
+# retirectl without the module: its JSON printers fed known values, and
+# its command line's usage errors (2) and failed calls (1)
+if out=$(userspace/tests/retirectl_json.py 2>&1); then
+	record PASS "host: retirectl's JSON is valid, escaped, with the spec's keys; bad arguments exit 2"
+else
+	grep -E '^FAIL' <<<"$out" | sed 's/^/    /'
+	record FAIL "host: userspace/tests/retirectl_json.py"
+fi
+# a DESTDIR install: layout, SONAME, symbol versions, and a program built
+# with pkg-config's flags (shared and static) that runs the latency API
+if out=$(scripts/install-test.sh 2>&1); then
+	record PASS "host: make install, SONAME, LIBRETIRE_1.0 symbols, and a pkg-config program (shared and static) pass scripts/install-test.sh"
+else
+	grep -E '^(FAIL|install-test:)' <<<"$out" | sed 's/^/    /'
+	record FAIL "host: scripts/install-test.sh"
 fi
 close_group "host"
 

@@ -73,11 +73,11 @@ FIXTURE_SETUP(adm)
 {
 	int ret;
 
-	ret = retire_open(&self->r, NULL, 0);
+	ret = retire_open_device(&self->r, NULL, 0);
 	if (ret == -ENOENT)
 		SKIP(return, RT_SKIP_MSG);
 	ASSERT_EQ(0, ret);
-	self->fd = retire_fd(self->r);
+	self->fd = retire_get_fd(self->r);
 	rt_sim_neutral(self->r);
 	ASSERT_EQ(0, rt_set_latency(self->r, 0, 20 * RT_MS));
 	ASSERT_EQ(0, retire_get_info(self->r, &self->info));
@@ -88,7 +88,7 @@ FIXTURE_TEARDOWN(adm)
 	/* ends hung work and every quarantine, zeroes every knob */
 	rt_sim_neutral(self->r);
 	rt_log_free(&self->log);
-	retire_close(self->r);
+	retire_close_device(self->r);
 }
 
 /* wait for @h's TERMINAL record, retire it, wait for its RETIRED record */
@@ -450,7 +450,7 @@ FIXTURE_SETUP(bound)
 {
 	int ret;
 
-	ret = retire_open(&self->r, NULL, 0);
+	ret = retire_open_device(&self->r, NULL, 0);
 	if (ret == -ENOENT)
 		SKIP(return, RT_SKIP_MSG);
 	ASSERT_EQ(0, ret);
@@ -470,7 +470,7 @@ FIXTURE_TEARDOWN(bound)
 	for (i = 0; i < self->npinned; i++)
 		retire_unregister_buffer(self->r, self->pinned[i]);
 	rt_log_free(&self->log);
-	retire_close(self->r);
+	retire_close_device(self->r);
 	if (!self->npinned)
 		free(self->mem);
 }
@@ -1141,7 +1141,7 @@ TEST_F(adm, hang_watchdog_quarantines_then_reset_retires)
 	EXPECT_STATS_SAME_BUT(before, st, "refused", "refused_quarantine");
 
 	/* another context is not quarantined */
-	ASSERT_EQ(0, retire_open(&r2, NULL, 0));
+	ASSERT_EQ(0, retire_open_device(&r2, NULL, 0));
 	ASSERT_EQ(0, rt_register(r2, RT_PAGE, &Z, NULL));
 	EXPECT_EQ(0, rt_submit(r2, Z, 0, RT_PAGE, RETIRE_DEV_READ, 0x53, 0,
 			       &hz));
@@ -1149,7 +1149,7 @@ TEST_F(adm, hang_watchdog_quarantines_then_reset_retires)
 	/* only the reset ends it and releases the quarantine */
 	ASSERT_EQ(0, rt_set_latency(self->r, 0, 20 * RT_MS));
 	ASSERT_EQ(0, retire_reset_sim(self->r));
-	retire_close(r2);	/* its reaper retires the other one */
+	retire_close_device(r2);	/* its reaper retires the other one */
 	ASSERT_EQ(0, rt_wait(self->r, &self->log, h, RETIRE_REC_TERMINAL,
 			     &term, 2000));
 	EXPECT_EQ(RETIRE_OUTCOME_FAILED, term.outcome);
@@ -1191,7 +1191,7 @@ FIXTURE_SETUP(qowner)
 {
 	int ret;
 
-	ret = retire_open(&self->r, NULL, 0);
+	ret = retire_open_device(&self->r, NULL, 0);
 	if (ret == -ENOENT)
 		SKIP(return, RT_SKIP_MSG);
 	ASSERT_EQ(0, ret);
@@ -1204,10 +1204,10 @@ FIXTURE_TEARDOWN(qowner)
 	struct retire *r = self->r;
 
 	/* the test may have closed the observer to let the module go */
-	if (!r && retire_open(&r, NULL, 0))
+	if (!r && retire_open_device(&r, NULL, 0))
 		return;
 	rt_sim_neutral(r);
-	retire_close(r);
+	retire_close_device(r);
 }
 
 /* poll the module-wide gauges until they equal @want (at most @ms) */
@@ -1243,7 +1243,7 @@ static void __attribute__((noreturn)) quarantined_child(int wfd)
 	__u64 buf, h;
 	char ok = 'F';
 
-	if (retire_open(&r, NULL, 0) || retire_get_limits(r, &l))
+	if (retire_open_device(&r, NULL, 0) || retire_get_limits(r, &l))
 		goto out;
 	l.watchdog_ns = 200 * RT_MS;
 	if (retire_set_limits(r, &l) ||
@@ -1322,7 +1322,7 @@ TEST_F_TIMEOUT(qowner, killed_owner_with_quarantined_buffers_waits_for_reset,
 		  m.retired - self->base.retired);
 
 	/* with our own context gone, nothing holds the module */
-	retire_close(self->r);
+	retire_close_device(self->r);
 	self->r = NULL;
 	refcnt = rt_read_long(REFCNT_PATH);
 	if (refcnt < 0) {
@@ -1465,7 +1465,7 @@ TEST_F(adm, epoch_bump_and_revoke_make_deliveries_stale)
 	EXPECT_EQ(1, a);
 
 	/* a fresh context: 64 distinct keys are tracked, the 65th is not */
-	ASSERT_EQ(0, retire_open(&r2, NULL, 0));
+	ASSERT_EQ(0, retire_open_device(&r2, NULL, 0));
 	for (k = 0; k < RETIRE_EPOCH_KEYS; k++) {
 		e = ~0ULL;
 		ASSERT_EQ(0, retire_bump_epoch(r2, 1000 + k, &e)) {
@@ -1480,7 +1480,7 @@ TEST_F(adm, epoch_bump_and_revoke_make_deliveries_stale)
 	ASSERT_EQ(0, retire_get_epoch(r2, 5000, &e, &a));
 	EXPECT_EQ(0, e);
 	EXPECT_EQ(0, a);
-	retire_close(r2);
+	retire_close_device(r2);
 }
 
 TEST_F(adm, seed000_completion_race)

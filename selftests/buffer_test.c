@@ -28,11 +28,11 @@ FIXTURE_SETUP(buffer)
 {
 	int ret;
 
-	ret = retire_open(&self->r, NULL, 0);
+	ret = retire_open_device(&self->r, NULL, 0);
 	if (ret == -ENOENT)
 		SKIP(return, RT_SKIP_MSG);
 	ASSERT_EQ(0, ret);
-	self->fd = retire_fd(self->r);
+	self->fd = retire_get_fd(self->r);
 	rt_sim_neutral(self->r);
 	ASSERT_EQ(0, rt_set_latency(self->r, 0, 20 * RT_MS));
 }
@@ -41,7 +41,7 @@ FIXTURE_TEARDOWN(buffer)
 {
 	rt_sim_neutral(self->r);
 	rt_log_free(&self->log);
-	retire_close(self->r);
+	retire_close_device(self->r);
 }
 
 /* the buffer state a refused command must leave alone */

@@ -29,18 +29,18 @@ FIXTURE(info) {
 
 FIXTURE_SETUP(info)
 {
-	int ret = retire_open(&self->r, NULL, 0);
+	int ret = retire_open_device(&self->r, NULL, 0);
 
 	if (ret == -ENOENT)
 		SKIP(return, "/dev/retire is absent: is retire.ko loaded?");
 	ASSERT_EQ(0, ret);
-	self->fd = retire_fd(self->r);
+	self->fd = retire_get_fd(self->r);
 	ASSERT_LE(0, self->fd);
 }
 
 FIXTURE_TEARDOWN(info)
 {
-	retire_close(self->r);
+	retire_close_device(self->r);
 }
 
 TEST_F(info, get_info_reports_abi_features_and_caps)
@@ -79,11 +79,11 @@ TEST_F(info, get_info_is_the_same_for_every_context)
 	struct retire_info a, b;
 	struct retire *r2;
 
-	ASSERT_EQ(0, retire_open(&r2, NULL, 0));
+	ASSERT_EQ(0, retire_open_device(&r2, NULL, 0));
 	ASSERT_EQ(0, retire_get_info(self->r, &a));
 	ASSERT_EQ(0, retire_get_info(r2, &b));
 	EXPECT_EQ(0, memcmp(&a, &b, sizeof(a)));
-	retire_close(r2);
+	retire_close_device(r2);
 }
 
 TEST_F(info, get_info_rejects_nonzero_flags_and_writes_nothing)
@@ -214,11 +214,11 @@ TEST(library_rejects_bad_arguments)
 	struct retire_info info;
 	struct retire *r;
 
-	EXPECT_EQ(-EINVAL, retire_open(NULL, NULL, 0));
-	EXPECT_EQ(-EINVAL, retire_open(&r, NULL, 1));
-	EXPECT_EQ(-ENOENT, retire_open(&r, "/dev/retire-does-not-exist", 0));
+	EXPECT_EQ(-EINVAL, retire_open_device(NULL, NULL, 0));
+	EXPECT_EQ(-EINVAL, retire_open_device(&r, NULL, 1));
+	EXPECT_EQ(-ENOENT, retire_open_device(&r, "/dev/retire-does-not-exist", 0));
 	EXPECT_EQ(-EINVAL, retire_get_info(NULL, &info));
-	EXPECT_EQ(-EINVAL, retire_fd(NULL));
+	EXPECT_EQ(-EINVAL, retire_get_fd(NULL));
 }
 
 TEST(netlink_info_matches_ioctl)
@@ -228,19 +228,19 @@ TEST(netlink_info_matches_ioctl)
 	struct retire *r;
 	int ret;
 
-	ret = retire_open(&r, NULL, 0);
+	ret = retire_open_device(&r, NULL, 0);
 	if (ret == -ENOENT)
 		SKIP(return, "/dev/retire is absent: is retire.ko loaded?");
 	ASSERT_EQ(0, ret);
 	ASSERT_EQ(0, retire_get_info(r, &info));
-	retire_close(r);
+	retire_close_device(r);
 
-	ASSERT_EQ(0, retire_nl_open(&nl));
-	EXPECT_LT(0, retire_nl_family_id(nl));
-	ASSERT_EQ(0, retire_nl_get_info(nl, &nlinfo));
+	ASSERT_EQ(0, retire_open_netlink(&nl));
+	EXPECT_LT(0, retire_get_family_id(nl));
+	ASSERT_EQ(0, retire_query_info(nl, &nlinfo));
 	EXPECT_EQ(info.abi_version, nlinfo.abi_version);
 	EXPECT_EQ(info.features, nlinfo.features);
-	retire_nl_close(nl);
+	retire_close_netlink(nl);
 }
 
 TEST_HARNESS_MAIN

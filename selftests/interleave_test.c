@@ -153,7 +153,7 @@ static int ctx_open(struct world *w, int i)
 
 	memset(c, 0, sizeof(*c));
 	c->inc = w->inc_next++;
-	ret = retire_open(&c->r, NULL, 0);
+	ret = retire_open_device(&c->r, NULL, 0);
 	if (ret)
 		return ret;
 	/* a new context starts at the caps; epochs and authority at 0 */
@@ -203,7 +203,7 @@ static void ctx_close(struct world *w, int i)
 
 	/* a mapping would keep the file, and so the context, open */
 	ctx_unmap(c);
-	retire_close(c->r);
+	retire_close_device(c->r);
 	c->r = NULL;
 	for (k = 0; k < w->nreq; k++)
 		if (w->req[k].ctx == i && w->req[k].inc == c->inc)
@@ -1308,7 +1308,7 @@ static void finish(struct world *w)
 		      "buffers %llu pinned %llu",
 		      (unsigned long long)st.buffers,
 		      (unsigned long long)st.pinned_bytes);
-		retire_close(c->r);
+		retire_close_device(c->r);
 		c->r = NULL;
 	}
 }
@@ -1340,7 +1340,7 @@ FIXTURE_SETUP(interleave)
 	struct retire *r;
 	int ret;
 
-	ret = retire_open(&r, NULL, 0);
+	ret = retire_open_device(&r, NULL, 0);
 	if (ret == -ENOENT)
 		SKIP(return, RT_SKIP_MSG);
 	ASSERT_EQ(0, ret);
@@ -1363,9 +1363,9 @@ FIXTURE_TEARDOWN(interleave)
 		if (!w->ctx[i].r)
 			continue;
 		ctx_unmap(&w->ctx[i]);
-		retire_close(w->ctx[i].r);
+		retire_close_device(w->ctx[i].r);
 	}
-	retire_close(w->obs);
+	retire_close_device(w->obs);
 	/* user memory stays pinned until the reaper is done: never free it
 	 * early; the process exits right after */
 	free(w);

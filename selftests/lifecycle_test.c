@@ -43,7 +43,7 @@ FIXTURE_SETUP(lifecycle)
 	void *map;
 	int ret;
 
-	ret = retire_open(&self->r, NULL, 0);
+	ret = retire_open_device(&self->r, NULL, 0);
 	if (ret == -ENOENT)
 		SKIP(return, RT_SKIP_MSG);
 	ASSERT_EQ(0, ret);
@@ -60,7 +60,7 @@ FIXTURE_TEARDOWN(lifecycle)
 	if (self->map)
 		munmap(self->map, LEN);
 	rt_log_free(&self->log);
-	retire_close(self->r);
+	retire_close_device(self->r);
 }
 
 TEST_F(lifecycle, features_advertise_requests_sim_and_admission)
@@ -492,6 +492,96 @@ TEST_F(lifecycle, timeout_delivers_timed_out_and_keeps_buffer_owned)
 	EXPECT_EQ(0, st.physical_outstanding);
 }
 
+/* the destination's own finish: @finish_ns after the last byte */
+static int set_finish(struct retire *r, __u32 flags, __u64 finish_ns)
+{
+	struct retire_sim_config cfg;
+
+	memset(&cfg, 0, sizeof(cfg));
+	cfg.op = RETIRE_SIM_SET;
+	cfg.flags = flags;
+	cfg.finish_ns = finish_ns;
+	return retire_set_sim_config(r, &cfg);
+}
+
+/* every byte went, but the body stays owned until the terminal event */
+TEST_F(lifecycle, finish_ns_keeps_the_body_owned_after_its_last_byte)
+{
+	struct retire_sim_config got;
+	struct retire_stats st;
+	struct retire_cqe term;
+	__u64 h, t0;
+
+	ASSERT_EQ(0, set_finish(self->r, 0, 500 * RT_MS));
+	memset(&got, 0, sizeof(got));
+	ASSERT_EQ(0, retire_get_sim_config(self->r, &got));
+	EXPECT_EQ(500 * RT_MS, got.finish_ns);
+	memset(self->map, 0x3c, LEN);
+	t0 = rt_now_ns();
+	ASSERT_EQ(0, rt_submit(self->r, self->buf, 0, LEN, RETIRE_DEV_READ,
+			       0x77, 0, &h));
+	/* the last byte moves at once (no latency, no bandwidth limit) */
+	for (;;) {
+		ASSERT_EQ(0, rt_stats(self->r, &st));
+		if (st.engine_bytes == LEN)
+			break;
+		ASSERT_LT(rt_now_ns() - t0, 400 * RT_MS);
+		rt_msleep(5);
+	}
+	ASSERT_LT(rt_now_ns() - t0, 400 * RT_MS);
+	EXPECT_EQ(1, st.device_outstanding);
+	EXPECT_EQ(1, st.physical_outstanding);
+	EXPECT_EQ(LEN, st.owned_bytes);
+	ASSERT_LE(0, rt_reap(self->r, &self->log, 0, 0));
+	EXPECT_EQ(0, rt_count(&self->log, h, RETIRE_REC_TERMINAL));
+	EXPECT_EQ(-EBUSY, retire_unregister_buffer(self->r, self->buf));
+
+	ASSERT_EQ(0, rt_wait(self->r, &self->log, h, RETIRE_REC_TERMINAL,
+			     &term, 3000));
+	EXPECT_EQ(RETIRE_OUTCOME_COMPLETED, term.outcome);
+	EXPECT_EQ(LEN, term.result_len);
+	EXPECT_EQ(rt_fnv1a64(self->map, LEN), term.checksum);
+	EXPECT_LE(500 * RT_MS, term.latency_ns);
+	ASSERT_EQ(0, rt_stats(self->r, &st));
+	EXPECT_EQ(0, st.device_outstanding);
+	EXPECT_EQ(1, st.physical_outstanding);
+	ASSERT_EQ(0, retire_retire_request(self->r, h));
+	ASSERT_EQ(0, rt_stats(self->r, &st));
+	EXPECT_EQ(0, st.physical_outstanding);
+	EXPECT_EQ(0, st.owned_bytes);
+}
+
+/* a cancel that may stop a started job stops it in its finish window */
+TEST_F(lifecycle, cancel_in_the_finish_window_stops_the_job)
+{
+	struct retire_stats st;
+	struct retire_cqe term;
+	__u64 h, t0;
+
+	ASSERT_EQ(0, set_finish(self->r, RETIRE_SIM_F_CANCEL_RUNNING,
+				2000 * RT_MS));
+	t0 = rt_now_ns();
+	ASSERT_EQ(0, rt_submit(self->r, self->buf, 0, LEN, RETIRE_DEV_READ,
+			       0x78, 0, &h));
+	do {
+		ASSERT_EQ(0, rt_stats(self->r, &st));
+		ASSERT_LT(rt_now_ns() - t0, 1500 * RT_MS);
+		rt_msleep(5);
+	} while (st.engine_bytes != LEN);
+	EXPECT_EQ(1, st.device_outstanding);
+	EXPECT_EQ(0, retire_cancel_request(self->r, h));
+	ASSERT_EQ(0, rt_stats(self->r, &st));
+	EXPECT_EQ(0, st.device_outstanding);
+	ASSERT_EQ(0, rt_wait(self->r, &self->log, h, RETIRE_REC_TERMINAL,
+			     &term, 1000));
+	EXPECT_EQ(RETIRE_OUTCOME_CANCELLED, term.outcome);
+	EXPECT_GT(2000 * RT_MS, rt_now_ns() - t0);
+	ASSERT_EQ(0, retire_retire_request(self->r, h));
+	ASSERT_EQ(0, rt_stats(self->r, &st));
+	EXPECT_EQ(0, st.physical_outstanding);
+	EXPECT_EQ(1, st.cancel_ok);
+}
+
 TEST_F(lifecycle, handoff_never_drops_count_to_zero)
 {
 	struct retire_stats st;
@@ -741,7 +831,7 @@ FIXTURE_SETUP(release)
 {
 	int ret;
 
-	ret = retire_open(&self->r, NULL, 0);
+	ret = retire_open_device(&self->r, NULL, 0);
 	if (ret == -ENOENT)
 		SKIP(return, RT_SKIP_MSG);
 	ASSERT_EQ(0, ret);
@@ -754,7 +844,7 @@ FIXTURE_TEARDOWN(release)
 {
 	rt_sim_neutral(self->r);
 	rt_log_free(&self->log);
-	retire_close(self->r);
+	retire_close_device(self->r);
 }
 
 TEST_F(release, three_borrows_all_release_orders_retire_once)
@@ -821,7 +911,7 @@ FIXTURE_SETUP(owner)
 {
 	int ret;
 
-	ret = retire_open(&self->r, NULL, 0);
+	ret = retire_open_device(&self->r, NULL, 0);
 	if (ret == -ENOENT)
 		SKIP(return, RT_SKIP_MSG);
 	ASSERT_EQ(0, ret);
@@ -835,10 +925,10 @@ FIXTURE_TEARDOWN(owner)
 	struct retire *r = self->r;
 
 	/* the test may have closed the observer to let the module go */
-	if (!r && retire_open(&r, NULL, 0))
+	if (!r && retire_open_device(&r, NULL, 0))
 		return;
 	rt_sim_neutral(r);
-	retire_close(r);
+	retire_close_device(r);
 }
 
 /* register a module buffer without mapping it: no mapping may keep the
@@ -895,14 +985,14 @@ TEST_F(owner, exit6_closed_fd_reused_number_is_a_new_context)
 	int fda, fdb;
 
 	ASSERT_EQ(0, rt_set_latency(self->r, 0, 1000 * RT_MS));
-	ASSERT_EQ(0, retire_open(&a, NULL, 0));
-	fda = retire_fd(a);
+	ASSERT_EQ(0, retire_open_device(&a, NULL, 0));
+	fda = retire_get_fd(a);
 	ASSERT_EQ(0, register_unmapped(a, LEN, &abuf));
 	ASSERT_EQ(0, rt_submit(a, abuf, 0, LEN, RETIRE_DEV_WRITE, 0x6a, 0, &h));
-	retire_close(a);
+	retire_close_device(a);
 
-	ASSERT_EQ(0, retire_open(&b, NULL, 0));
-	fdb = retire_fd(b);
+	ASSERT_EQ(0, retire_open_device(&b, NULL, 0));
+	fdb = retire_get_fd(b);
 	if (fda != fdb)
 		TH_LOG("note: the new context got fd %d, not %d", fdb, fda);
 
@@ -938,7 +1028,7 @@ TEST_F(owner, exit6_closed_fd_reused_number_is_a_new_context)
 	EXPECT_EQ(self->base.admitted + 1, m.admitted);
 	EXPECT_EQ(self->base.retired + 1, m.retired);
 
-	retire_close(b);
+	retire_close_device(b);
 	EXPECT_EQ(0, wait_module_gauges(self->r, &self->base, &m, 5000));
 	EXPECT_GAUGES_EQ(self->base, m);
 }
@@ -963,7 +1053,7 @@ static void __attribute__((noreturn)) owner_child(int wfd, bool tokens)
 	char ok = 'F';
 	int i, first = 0;
 
-	if (retire_open(&r, NULL, 0))
+	if (retire_open_device(&r, NULL, 0))
 		goto out;
 	if (retire_alloc_buffer(r, 2 * RT_PAGE, &buf[0], &map) ||
 	    retire_alloc_buffer(r, 2 * RT_PAGE, &buf[1], NULL) ||
@@ -1062,7 +1152,7 @@ static void killed_owner(struct __test_metadata *_metadata,
 	EXPECT_EQ(self->base.admitted + OWNER_REQS, m.admitted);
 
 	/* with our own context gone, nothing holds the module */
-	retire_close(self->r);
+	retire_close_device(self->r);
 	self->r = NULL;
 	refcnt = rt_read_long(REFCNT_PATH);
 	if (refcnt < 0) {

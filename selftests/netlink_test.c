@@ -5,7 +5,7 @@
  * the sim engine's knobs and their CAP_NET_ADMIN check, strict validation
  * with extended ACKs, and the "stale" and "health" multicast groups.
  *
- * The library (retire_stats_get(), retire_monitor_read(), ...) is used
+ * The library (retire_query_stats(), retire_read_events(), ...) is used
  * where it is the natural client; a raw NETLINK_GENERIC socket built here by
  * hand is used where the test must see the wire: attribute sizes, malformed
  * requests and the extended ACK that comes back.
@@ -41,7 +41,7 @@
 /* the stats attribute set is struct retire_stats's counters, in order */
 #define NR_STAT_FIELDS	ARRAY_SIZE(rt_stat_fields)
 _Static_assert(NR_STAT_FIELDS ==
-	       RETIRE_A_STATS_ENGINE_BYTES - RETIRE_A_STATS_ADMITTED + 1,
+	       RETIRE_A_STATS_DEVICE_OUTSTANDING - RETIRE_A_STATS_ADMITTED + 1,
 	       "the stats attributes and struct retire_stats disagree");
 
 /* ==== a raw generic netlink socket ====================================== */
@@ -435,7 +435,7 @@ static void nl_stats_parse(const struct nlmsghdr *nlh, struct nl_stats *ns)
 			ns->has_pid = true;
 			continue;
 		}
-		if (t < RETIRE_A_STATS_CTX_ID || t > RETIRE_A_STATS_ENGINE_BYTES)
+		if (t < RETIRE_A_STATS_CTX_ID || t > RETIRE_A_STATS_DEVICE_OUTSTANDING)
 			continue;	/* a later kernel's addition */
 		if (nla_get_uint_sized(a, &v)) {
 			if (!ns->bad_type) {
@@ -490,6 +490,7 @@ static const struct {
 	EA(BYTES_PER_TICK, bytes_per_tick), EA(FAIL_EVERY, fail_every),
 	EA(FAIL_SUBMIT_EVERY, fail_submit_every), EA(SEED, seed),
 	EA(RATE_BPS, rate_bps), EA(BURST_BYTES, burst_bytes),
+	EA(FINISH_NS, finish_ns),
 #undef EA
 };
 
@@ -640,7 +641,7 @@ static int mon_drain(struct retire_monitor *m, struct evlog *l,
 	unsigned int rounds = 0;
 	int i, n, ret, wait;
 
-	pfd.fd = retire_monitor_fd(m);
+	pfd.fd = retire_get_monitor_fd(m);
 	pfd.events = POLLIN;
 	for (;;) {
 		__u64 now = rt_now_ns();
@@ -661,7 +662,7 @@ static int mon_drain(struct retire_monitor *m, struct evlog *l,
 		}
 		/* the library may hold a datagram's rest: read until short */
 		do {
-			n = retire_monitor_read(m, ev, 64);
+			n = retire_read_events(m, ev, 64);
 			if (n == -ENOBUFS) {
 				l->overflows++;
 				n = 64;		/* read on */
@@ -778,13 +779,13 @@ FIXTURE_SETUP(nl)
 	int ret;
 
 	self->rn.fd = -1;
-	ret = retire_open(&self->r, NULL, 0);
+	ret = retire_open_device(&self->r, NULL, 0);
 	if (ret == -ENOENT)
 		SKIP(return, RT_SKIP_MSG);
 	ASSERT_EQ(0, ret);
 	rt_sim_neutral(self->r);
 	ASSERT_EQ(0, rt_set_latency(self->r, 0, 20 * RT_MS));
-	ASSERT_EQ(0, retire_nl_open(&self->nl)) {
+	ASSERT_EQ(0, retire_open_netlink(&self->nl)) {
 		TH_LOG("the family \"retire\" is not registered");
 	}
 	ASSERT_EQ(0, rnl_open(&self->rn));
@@ -795,8 +796,8 @@ FIXTURE_TEARDOWN(nl)
 	rt_sim_neutral(self->r);
 	if (self->rn.fd >= 0)
 		rnl_close(&self->rn);
-	retire_nl_close(self->nl);
-	retire_close(self->r);
+	retire_close_netlink(self->nl);
+	retire_close_device(self->r);
 }
 
 /* ---- the family --------------------------------------------------------- */
@@ -823,7 +824,7 @@ TEST_F(nl, family_has_the_spec_ops_groups_and_admin_perm)
 	/* notifications are not requests */
 	EXPECT_FALSE(self->rn.op_seen[RETIRE_CMD_STALE_NTF]);
 	EXPECT_FALSE(self->rn.op_seen[RETIRE_CMD_HEALTH_NTF]);
-	EXPECT_EQ(self->rn.family, retire_nl_family_id(self->nl));
+	EXPECT_EQ(self->rn.family, retire_get_family_id(self->nl));
 }
 
 static void info_cb(const struct nlmsghdr *nlh, void *arg)
@@ -890,7 +891,7 @@ TEST_F(nl, stats_get_do_equals_module_ioctl_stats)
 	/* compare on a sample taken while nothing moved */
 	for (tries = 0; tries < 20; tries++) {
 		ASSERT_EQ(0, rt_mstats(self->r, &before));
-		ASSERT_EQ(0, retire_stats_get(self->nl, &got));
+		ASSERT_EQ(0, retire_query_stats(self->nl, &got));
 		ASSERT_EQ(0, rt_mstats(self->r, &after));
 		if (!rt_stats_diff(&before, &after, NULL))
 			break;
@@ -943,11 +944,11 @@ TEST_F(nl, stats_attributes_are_uints_and_all_present)
 	set.n = 0;
 
 	/* dump: one more context of ours, so that it is not empty */
-	ASSERT_EQ(0, retire_open(&a, NULL, 0));
+	ASSERT_EQ(0, retire_open_device(&a, NULL, 0));
 	make_some_counts(_metadata, a, 1, 0, 0);
 	rnl_begin(&self->rn, self->rn.family, NLM_F_DUMP, RETIRE_CMD_STATS_GET);
 	ASSERT_EQ(0, rnl_xfer(&self->rn, nl_stats_cb, &set, &ack));
-	retire_close(a);
+	retire_close_device(a);
 	EXPECT_TRUE(ack.acked);
 	EXPECT_EQ(0, ack.err);
 	ASSERT_LE(2, set.n);
@@ -1026,7 +1027,7 @@ static void *open_in_thread(void *arg)
 {
 	struct opener *o = arg;
 
-	o->ret = retire_open(&o->r, NULL, 0);
+	o->ret = retire_open_device(&o->r, NULL, 0);
 	return NULL;
 }
 
@@ -1073,7 +1074,7 @@ TEST_F(nl, stats_dump_has_each_context_with_owner_and_counters)
 	ASSERT_EQ(0, rt_settle_module(self->r, &m0, 3000));
 
 	/* A from this thread, B from another: both owned by our tgid */
-	ASSERT_EQ(0, retire_open(&a, NULL, 0));
+	ASSERT_EQ(0, retire_open_device(&a, NULL, 0));
 	ASSERT_EQ(0, pthread_create(&th, NULL, open_in_thread, &ob));
 	ASSERT_EQ(0, pthread_join(th, NULL));
 	ASSERT_EQ(0, ob.ret);
@@ -1092,7 +1093,7 @@ TEST_F(nl, stats_dump_has_each_context_with_owner_and_counters)
 
 		close(to_child[1]);
 		close(from_child[0]);
-		c = retire_open(&cr, NULL, 0) ? 'E' : 'K';
+		c = retire_open_device(&cr, NULL, 0) ? 'E' : 'K';
 		if (write(from_child[1], &c, 1) != 1)
 			_exit(1);
 		/* hold it until the parent has dumped */
@@ -1108,7 +1109,7 @@ TEST_F(nl, stats_dump_has_each_context_with_owner_and_counters)
 	for (tries = 0; tries < 10; tries++) {
 		d.n = 0;
 		ASSERT_EQ(0, rt_mstats(self->r, &m0));
-		ASSERT_EQ(0, retire_stats_dump(self->nl, dump_cb, &d));
+		ASSERT_EQ(0, retire_dump_stats(self->nl, dump_cb, &d));
 		ASSERT_EQ(0, rt_mstats(self->r, &m1));
 		if (m0.contexts == m1.contexts)
 			break;
@@ -1147,8 +1148,8 @@ TEST_F(nl, stats_dump_has_each_context_with_owner_and_counters)
 	raw_dump_has(_metadata, &self->rn, ida, &sa);
 	raw_dump_has(_metadata, &self->rn, idb, &sb);
 
-	retire_close(a);
-	retire_close(ob.r);
+	retire_close_device(a);
+	retire_close_device(ob.r);
 	free(d.e);
 }
 
@@ -1164,7 +1165,7 @@ TEST_F(nl, engine_get_and_set_agree_with_sim_config_ioctl)
 	sim_config_a(&want);
 	ASSERT_EQ(0, retire_set_sim_config(self->r, &want));
 	memset(&got, 0, sizeof(got));
-	ASSERT_EQ(0, retire_nl_get_engine(self->nl, &got));
+	ASSERT_EQ(0, retire_query_engine(self->nl, &got));
 	EXPECT_SIM_CONFIG_EQ(want, got);
 
 	rnl_begin(&self->rn, self->rn.family, NLM_F_ACK, RETIRE_CMD_ENGINE_GET);
@@ -1180,7 +1181,7 @@ TEST_F(nl, engine_get_and_set_agree_with_sim_config_ioctl)
 
 	/* set by netlink, read by ioctl */
 	sim_config_b(&want);
-	ASSERT_EQ(0, retire_nl_set_engine(self->nl, &want));
+	ASSERT_EQ(0, retire_configure_engine(self->nl, &want));
 	ASSERT_EQ(0, retire_get_sim_config(self->r, &got));
 	EXPECT_SIM_CONFIG_EQ(want, got);
 
@@ -1223,7 +1224,7 @@ TEST_F(nl, engine_set_validates_like_the_ioctl)
 {
 	struct retire_sim_config known, bad, got;
 	struct rnl_ack ack;
-	int fd = retire_fd(self->r), i, ioret;
+	int fd = retire_get_fd(self->r), i, ioret;
 
 	sim_config_b(&known);
 	ASSERT_EQ(0, retire_set_sim_config(self->r, &known));
@@ -1296,17 +1297,17 @@ TEST_F(nl, engine_set_needs_cap_net_admin)
 
 		if (cap_drop_effective(CAP_NET_ADMIN))
 			_exit(10);
-		if (retire_nl_open(&cnl))
+		if (retire_open_netlink(&cnl))
 			_exit(11);
 		memset(&g, 0, sizeof(g));
-		if (retire_nl_get_engine(cnl, &g))
+		if (retire_query_engine(cnl, &g))
 			_exit(12);
 		if (!sim_config_eq(&g, &known))
 			_exit(13);
 		sim_config_b(&s);
-		if (retire_nl_set_engine(cnl, &s) != -EPERM)
+		if (retire_configure_engine(cnl, &s) != -EPERM)
 			_exit(14);
-		retire_nl_close(cnl);
+		retire_close_netlink(cnl);
 
 		/* on the wire: the ACK carries -EPERM */
 		if (rnl_open(&crn))
@@ -1326,7 +1327,7 @@ TEST_F(nl, engine_set_needs_cap_net_admin)
 	ASSERT_TRUE(WIFEXITED(status));
 	EXPECT_EQ(0, WEXITSTATUS(status)) {
 		static const char *const what[] = {
-			"dropping CAP_NET_ADMIN", "retire_nl_open",
+			"dropping CAP_NET_ADMIN", "retire_open_netlink",
 			"engine-get without CAP_NET_ADMIN",
 			"engine-get's knobs", "engine-set was not -EPERM",
 			"raw socket", "raw engine-set's ACK was not -EPERM",
@@ -1553,8 +1554,8 @@ TEST_F(nl, counters_match_provoked_stale_events)
 	__u64 buf, h1, h2, h3, t, e, id = 0;
 	unsigned int i, n;
 
-	ASSERT_EQ(0, retire_monitor_open(&m, RETIRE_MONITOR_STALE));
-	ASSERT_EQ(0, retire_open(&r, NULL, 0));
+	ASSERT_EQ(0, retire_open_monitor(&m, RETIRE_MONITOR_STALE));
+	ASSERT_EQ(0, retire_open_device(&r, NULL, 0));
 	ASSERT_EQ(0, rt_register(r, RT_PAGE, &buf, NULL));
 
 	/* h1: done and retired, its handle stale from now on */
@@ -1629,15 +1630,15 @@ TEST_F(nl, counters_match_provoked_stale_events)
 			      ANY_CTX));
 
 	/* the message's ctx-id is the one the dump gives this context */
-	ASSERT_EQ(0, retire_stats_dump(self->nl, dump_cb, &d));
+	ASSERT_EQ(0, retire_dump_stats(self->nl, dump_cb, &d));
 	EXPECT_EQ(1, dump_match(&d, getpid(), &st, &id));
 	EXPECT_EQ(id, ev[0].ctx_id);
 
 	free(d.e);
 	rt_log_free(&log);
 	evlog_free(&l);
-	retire_monitor_close(m);
-	retire_close(r);
+	retire_close_monitor(m);
+	retire_close_device(r);
 }
 
 #define BURST	100000
@@ -1655,13 +1656,13 @@ TEST_F_TIMEOUT(nl, burst_of_100000_stale_events_is_coalesced, 100)
 	unsigned int i, n, wrong = 0;
 	int ret;
 
-	ASSERT_EQ(0, retire_open(&r, NULL, 0));
+	ASSERT_EQ(0, retire_open_device(&r, NULL, 0));
 	ASSERT_EQ(0, rt_register(r, RT_PAGE, &buf, NULL));
 	ASSERT_EQ(0, rt_submit(r, buf, 0, RT_PAGE, RETIRE_DEV_WRITE, 1, 0, &h));
 	ASSERT_EQ(0, rt_wait(r, &log, h, RETIRE_REC_TERMINAL, &c, 3000));
 	ASSERT_EQ(0, retire_retire_request(r, h));
 	ASSERT_EQ(0, rt_wait(r, &log, h, RETIRE_REC_RETIRED, &c, 1000));
-	ASSERT_EQ(0, retire_monitor_open(&m, RETIRE_MONITOR_STALE));
+	ASSERT_EQ(0, retire_open_monitor(&m, RETIRE_MONITOR_STALE));
 
 	t0 = rt_now_ns();
 	for (i = 0; i < BURST; i++) {
@@ -1701,8 +1702,8 @@ TEST_F_TIMEOUT(nl, burst_of_100000_stale_events_is_coalesced, 100)
 
 	rt_log_free(&log);
 	evlog_free(&l);
-	retire_monitor_close(m);
-	retire_close(r);
+	retire_close_monitor(m);
+	retire_close_device(r);
 }
 
 /* ---- the "health" group -------------------------------------------------- */
@@ -1718,8 +1719,8 @@ TEST_F(nl, health_reports_quarantine_reset_and_reaped)
 	__u64 buf, h, x;
 	int iq, ireset, ireaped;
 
-	ASSERT_EQ(0, retire_monitor_open(&m, RETIRE_MONITOR_HEALTH));
-	ASSERT_EQ(0, retire_open(&r, NULL, 0));
+	ASSERT_EQ(0, retire_open_monitor(&m, RETIRE_MONITOR_HEALTH));
+	ASSERT_EQ(0, retire_open_device(&r, NULL, 0));
 	ASSERT_EQ(0, retire_get_limits(r, &lim));
 	lim.watchdog_ns = 100 * RT_MS;
 	ASSERT_EQ(0, retire_set_limits(r, &lim));
@@ -1752,7 +1753,7 @@ TEST_F(nl, health_reports_quarantine_reset_and_reaped)
 	ASSERT_EQ(0, rt_wait(r, &log, h, RETIRE_REC_TERMINAL, &c, 2000));
 	ASSERT_EQ(0, retire_retire_request(r, h));
 	ASSERT_EQ(0, rt_wait(r, &log, h, RETIRE_REC_RETIRED, &c, 1000));
-	retire_close(r);
+	retire_close_device(r);
 	ireaped = ev_wait(m, &l, 0, RETIRE_CMD_HEALTH_NTF,
 			  RETIRE_HEALTH_EVENT_REAPED, 0, x, 3000);
 	ASSERT_LE(0, ireaped) {
@@ -1766,7 +1767,7 @@ TEST_F(nl, health_reports_quarantine_reset_and_reaped)
 
 	rt_log_free(&log);
 	evlog_free(&l);
-	retire_monitor_close(m);
+	retire_close_monitor(m);
 }
 
 /* closed with work in flight: the reaper retires it, then reports */
@@ -1778,19 +1779,19 @@ TEST_F(nl, health_reports_reaped_after_draining_close)
 	__u64 buf, h;
 	int i;
 
-	ASSERT_EQ(0, retire_monitor_open(&m, RETIRE_MONITOR_HEALTH));
+	ASSERT_EQ(0, retire_open_monitor(&m, RETIRE_MONITOR_HEALTH));
 	ASSERT_EQ(0, rt_set_latency(self->r, 0, 200 * RT_MS));
-	ASSERT_EQ(0, retire_open(&r, NULL, 0));
+	ASSERT_EQ(0, retire_open_device(&r, NULL, 0));
 	ASSERT_EQ(0, rt_register(r, RT_PAGE, &buf, NULL));
 	ASSERT_EQ(0, rt_submit(r, buf, 0, RT_PAGE, RETIRE_DEV_WRITE, 1, 0, &h));
-	retire_close(r);
+	retire_close_device(r);
 	i = ev_wait(m, &l, 0, RETIRE_CMD_HEALTH_NTF, RETIRE_HEALTH_EVENT_REAPED,
 		    getpid(), ANY_CTX, 3000);
 	ASSERT_LE(0, i);
 	EXPECT_NE(0, l.e[i].ctx_id);
 	EXPECT_EQ(0, l.e[i].quarantined_now);
 	evlog_free(&l);
-	retire_monitor_close(m);
+	retire_close_monitor(m);
 }
 
 TEST_HARNESS_MAIN

@@ -344,7 +344,7 @@ static inline int rt_collect(struct retire *r, struct rt_log *l,
  */
 static inline int rt_wait_ready(struct retire *r, int ms)
 {
-	struct pollfd pfd = { .fd = retire_fd(r), .events = POLLIN };
+	struct pollfd pfd = { .fd = retire_get_fd(r), .events = POLLIN };
 	int ret;
 
 	do {
@@ -390,7 +390,7 @@ static const struct {
 	RT_F(refused_tokens), RT_F(refused_pinned), RT_F(refused_pool),
 	RT_F(refused_buffers), RT_F(published), RT_F(stale_published),
 	RT_F(quarantined), RT_F(quarantined_now), RT_F(evicted),
-	RT_F(pool_bytes), RT_F(engine_bytes),
+	RT_F(pool_bytes), RT_F(engine_bytes), RT_F(device_outstanding),
 #undef RT_F
 };
 
@@ -435,6 +435,7 @@ static inline int rt_gauges_equal(const struct retire_stats *a,
 	       a->pool_bytes == b->pool_bytes &&
 	       a->logical_outstanding == b->logical_outstanding &&
 	       a->physical_outstanding == b->physical_outstanding &&
+	       a->device_outstanding == b->device_outstanding &&
 	       a->owned_bytes == b->owned_bytes &&
 	       a->pinned_bytes == b->pinned_bytes &&
 	       a->buffers == b->buffers &&

@@ -52,7 +52,7 @@ int main(int argc, char **argv)
 		return 1;
 	}
 
-	ret = retire_open(&r, NULL, 0);
+	ret = retire_open_device(&r, NULL, 0);
 	if (ret == -ENOENT) {
 		fprintf(stderr, "stale_poke: /dev/retire is absent\n");
 		return 4;
@@ -67,7 +67,7 @@ int main(int argc, char **argv)
 		ret = retire_cancel_request(r, FORGED_REQ);
 		if (ret != -ENOENT) {
 			fprintf(stderr, "stale_poke: cancel returned %d\n", ret);
-			retire_close(r);
+			retire_close_device(r);
 			return 1;
 		}
 		n++;
@@ -77,6 +77,6 @@ int main(int argc, char **argv)
 	} while (now_ms() < end);
 
 	printf("stale_poke: pid %d: %lu stale cancels\n", (int)getpid(), n);
-	retire_close(r);
+	retire_close_device(r);
 	return 0;
 }

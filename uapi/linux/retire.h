@@ -101,6 +101,8 @@ struct retire_info {
 #define RETIRE_KIND_TOKEN	3
 
 #define RETIRE_HANDLE_KIND(h)	((__u32)((__u64)(h) >> 56))
+#define RETIRE_HANDLE_SLOT(h)	((__u32)((__u64)(h) >> 32) & 0xffffff)
+#define RETIRE_HANDLE_GEN(h)	((__u32)(__u64)(h))
 
 /* ---- buffers ------------------------------------------------------------ */
 
@@ -431,6 +433,7 @@ struct retire_stats {
 	__u64 evicted;			/* pool buffers evicted */
 	__u64 pool_bytes;		/* gauge: module-allocated bytes */
 	__u64 engine_bytes;		/* bytes the engine moved */
+	__u64 device_outstanding;	/* gauge: admitted, no terminal event (d) */
 	/* admission -> the first of terminal event, timeout, cancel */
 	__u64 lat_logical[RETIRE_HIST_BUCKETS];
 	/* terminal event -> its record read */
@@ -504,6 +507,8 @@ struct retire_stats_arg {
  *		unlimited. Bytes moved never exceed @burst_bytes + rate * t.
  * @burst_bytes: the token bucket's depth (at most 16 GiB); it starts full
  *		when set.
+ * @finish_ns:	time from a request's last transfer to its terminal event
+ *		(the destination's own completion); 0: at once.
  * @reserved:	must be 0.
  */
 struct retire_sim_config {
@@ -517,7 +522,8 @@ struct retire_sim_config {
 	__u64 seed;
 	__u64 rate_bps;
 	__u64 burst_bytes;
-	__u64 reserved[2];
+	__u64 finish_ns;
+	__u64 reserved;
 };
 
 #define RETIRE_SIM_GET		0

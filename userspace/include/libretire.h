@@ -9,6 +9,17 @@
  * gives them. When one grows, the function taking it gets a new symbol
  * version (see libretire.map) and the old version keeps the old size, so a
  * program built against an older header keeps working.
+ *
+ * There is no global state. Threads: every function taking a struct
+ * retire, struct retire_nl, struct retire_monitor or struct
+ * retire_latency may be called from several threads at once on the same
+ * handle, except that a handle must not be closed (or destroyed) while
+ * another call on it runs. Calls on one struct retire_nl are serialized
+ * (one request on its socket at a time); a retire_dump_stats() callback
+ * runs with that handle busy and must not call back into it.
+ *
+ * Install: pkg-config --cflags --libs libretire; the headers live in
+ * <includedir>/retire/, which the --cflags add to the search path.
  */
 #ifndef LIBRETIRE_H
 #define LIBRETIRE_H
@@ -30,9 +41,10 @@ struct retire;
 /* A generic netlink socket resolved to the "retire" family. */
 struct retire_nl;
 
-int retire_open(struct retire **rp, const char *path, unsigned int flags);
-void retire_close(struct retire *r);
-int retire_fd(const struct retire *r);
+int retire_open_device(struct retire **rp, const char *path,
+		       unsigned int flags);
+void retire_close_device(struct retire *r);
+int retire_get_fd(const struct retire *r);
 int retire_get_info(struct retire *r, struct retire_info *info);
 
 /* buffers */
@@ -77,14 +89,39 @@ int retire_revoke_authority(struct retire *r, __u64 *authority);
 int retire_get_stats(struct retire *r, struct retire_stats *stats,
 		     unsigned int flags);
 
+/*
+ * Raw latency observations. A set keeps up to @capacity observations in
+ * nanoseconds; percentiles are nearest rank over exactly those (seed 000
+ * §5.2), and -ENODATA (unknown) when there are none. Attached to a handle
+ * with retire_track_latency(), a set receives latency_ns of every
+ * successful completion (a TERMINAL record with outcome COMPLETED and
+ * RETIRE_CQE_F_MEASURED) that retire_reap_records() or
+ * retire_run_records() returns on it. Once retire_track_latency() has
+ * detached a set, no reap on that handle touches it any more.
+ */
+struct retire_latency;
+
+int retire_create_latency(struct retire_latency **lp, size_t capacity);
+void retire_destroy_latency(struct retire_latency *l);
+int retire_add_latency(struct retire_latency *l, __u64 ns);
+int retire_reset_latency(struct retire_latency *l);
+int retire_count_latency(struct retire_latency *l, size_t *nr,
+			 size_t *dropped);
+int retire_copy_latency(struct retire_latency *l, __u64 *ns, size_t nr);
+int retire_merge_latency(struct retire_latency *dst,
+			 struct retire_latency *src);
+int retire_get_percentile(struct retire_latency *l, double pct, __u64 *ns);
+int retire_track_latency(struct retire *r, struct retire_latency *l);
+
 /* the sim engine */
 int retire_get_sim_config(struct retire *r, struct retire_sim_config *cfg);
-int retire_set_sim_config(struct retire *r, const struct retire_sim_config *cfg);
+int retire_set_sim_config(struct retire *r,
+			  const struct retire_sim_config *cfg);
 int retire_reset_sim(struct retire *r);
 int retire_inject_sim_event(struct retire *r, __u64 handle, int error);
 
 /*
- * struct retire_event - one multicast notification, as retire_monitor_read()
+ * struct retire_event - one multicast notification, as retire_read_events()
  * returns it. Fields the notification did not carry are 0.
  * @type:	RETIRE_CMD_STALE_NTF or RETIRE_CMD_HEALTH_NTF
  * @ctx_id:	the context (0 for an engine reset)
@@ -108,7 +145,7 @@ struct retire_event {
 	__u64 stale_published;
 };
 
-/* retire_monitor_open() groups */
+/* retire_open_monitor() groups */
 #define RETIRE_MONITOR_STALE	(1U << 0)
 #define RETIRE_MONITOR_HEALTH	(1U << 1)
 
@@ -119,22 +156,22 @@ typedef int (*retire_ctx_stats_fn)(__u64 ctx_id, __u32 pid,
 				   const struct retire_stats *stats,
 				   void *arg);
 
-int retire_nl_open(struct retire_nl **nlp);
-void retire_nl_close(struct retire_nl *nl);
-int retire_nl_family_id(const struct retire_nl *nl);
-int retire_nl_get_info(struct retire_nl *nl, struct retire_info *info);
-int retire_stats_get(struct retire_nl *nl, struct retire_stats *stats);
-int retire_stats_dump(struct retire_nl *nl, retire_ctx_stats_fn fn,
+int retire_open_netlink(struct retire_nl **nlp);
+void retire_close_netlink(struct retire_nl *nl);
+int retire_get_family_id(const struct retire_nl *nl);
+int retire_query_info(struct retire_nl *nl, struct retire_info *info);
+int retire_query_stats(struct retire_nl *nl, struct retire_stats *stats);
+int retire_dump_stats(struct retire_nl *nl, retire_ctx_stats_fn fn,
 		      void *arg);
-int retire_nl_get_engine(struct retire_nl *nl, struct retire_sim_config *cfg);
-int retire_nl_set_engine(struct retire_nl *nl,
-			 const struct retire_sim_config *cfg);
+int retire_query_engine(struct retire_nl *nl, struct retire_sim_config *cfg);
+int retire_configure_engine(struct retire_nl *nl,
+			    const struct retire_sim_config *cfg);
 
-int retire_monitor_open(struct retire_monitor **mp, unsigned int groups);
-int retire_monitor_fd(const struct retire_monitor *m);
-int retire_monitor_read(struct retire_monitor *m, struct retire_event *ev,
-			unsigned int nr);
-void retire_monitor_close(struct retire_monitor *m);
+int retire_open_monitor(struct retire_monitor **mp, unsigned int groups);
+int retire_get_monitor_fd(const struct retire_monitor *m);
+int retire_read_events(struct retire_monitor *m, struct retire_event *ev,
+		       unsigned int nr);
+void retire_close_monitor(struct retire_monitor *m);
 
 #ifdef __cplusplus
 }

@@ -2,6 +2,10 @@
 #ifndef LIBRETIRE_INTERNAL_H
 #define LIBRETIRE_INTERNAL_H
 
+#include "libretire.h"
+
 int __retire_ioctl(int fd, unsigned long cmd, void *arg);
+void __retire_latency_feed(struct retire_latency *l,
+			   const struct retire_cqe *cqes, unsigned int nr);
 
 #endif /* LIBRETIRE_INTERNAL_H */

@@ -2,13 +2,15 @@
 /*
  * libretire: the generic netlink side, over libnl-genl.
  *
- * Requests (retire_nl_*) and the monitor (retire_monitor_*) never depend on
+ * Requests (retire_query_*, retire_dump_stats, retire_configure_engine) and
+ * the monitor (retire_*_monitor, retire_read_events) never depend on
  * the exact attributes the kernel sends: attributes the library does not
  * know are skipped, and "uint" attributes are read at 4 or 8 bytes, as the
  * kernel may send either. An attribute the library knows, of a size it
  * cannot read, makes the message malformed (-EPROTO).
  */
 #include <errno.h>
+#include <pthread.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -25,13 +27,19 @@
 
 /* counters of the stats attribute set: struct retire_stats's leading __u64s */
 #define RETIRE_NL_STATS_NR \
-	(RETIRE_A_STATS_ENGINE_BYTES - RETIRE_A_STATS_ADMITTED + 1)
+	(RETIRE_A_STATS_DEVICE_OUTSTANDING - RETIRE_A_STATS_ADMITTED + 1)
 
 _Static_assert(RETIRE_NL_STATS_NR * sizeof(__u64) ==
 	       offsetof(struct retire_stats, lat_logical),
 	       "the stats attributes are struct retire_stats's counters");
 
+/*
+ * One request is in flight on @sk at a time: @lock is held from sending it
+ * to reading its ack, so that threads sharing a handle never read each
+ * other's replies. Dump callbacks run under it.
+ */
 struct retire_nl {
+	pthread_mutex_t lock;
 	struct nl_sock *sk;
 	int family;
 };
@@ -210,6 +218,7 @@ static int retire_nl_exchange(struct retire_nl *nl, struct nl_msg *msg,
 	nl_cb_set(cb, NL_CB_FINISH, NL_CB_CUSTOM, retire_nl_finish_cb, &req);
 	nl_cb_err(cb, NL_CB_CUSTOM, retire_nl_err_cb, &req);
 
+	pthread_mutex_lock(&nl->lock);
 	ret = nl_send_auto(nl->sk, msg);
 	if (ret < 0) {
 		ret = retire_nl_errno(ret);
@@ -232,6 +241,7 @@ static int retire_nl_exchange(struct retire_nl *nl, struct nl_msg *msg,
 	else
 		ret = 0;
 out:
+	pthread_mutex_unlock(&nl->lock);
 	nl_cb_put(cb);
 	return ret;
 }
@@ -255,7 +265,7 @@ static struct nl_msg *retire_nl_msg(const struct retire_nl *nl, __u8 cmd,
 
 /* ---- the handle ---------------------------------------------------------- */
 
-int retire_nl_open(struct retire_nl **nlp)
+int retire_open_netlink(struct retire_nl **nlp)
 {
 	struct retire_nl *nl;
 	int ret;
@@ -281,6 +291,7 @@ int retire_nl_open(struct retire_nl **nlp)
 		ret = retire_nl_errno(nl->family);
 		goto out_sock;
 	}
+	pthread_mutex_init(&nl->lock, NULL);
 	*nlp = nl;
 	return 0;
 
@@ -291,15 +302,16 @@ out_free:
 	return ret;
 }
 
-void retire_nl_close(struct retire_nl *nl)
+void retire_close_netlink(struct retire_nl *nl)
 {
 	if (!nl)
 		return;
+	pthread_mutex_destroy(&nl->lock);
 	nl_socket_free(nl->sk);
 	free(nl);
 }
 
-int retire_nl_family_id(const struct retire_nl *nl)
+int retire_get_family_id(const struct retire_nl *nl)
 {
 	return nl ? nl->family : -EINVAL;
 }
@@ -346,7 +358,7 @@ static int retire_nl_info_cb(struct nl_msg *msg, void *data)
 	return NL_OK;
 }
 
-int retire_nl_get_info(struct retire_nl *nl, struct retire_info *info)
+int retire_query_info(struct retire_nl *nl, struct retire_info *info)
 {
 	struct retire_nl_info_arg arg = { .info = info };
 	struct nl_msg *msg;
@@ -422,7 +434,7 @@ static int retire_nl_stats_cb(struct nl_msg *msg, void *data)
 	return NL_OK;
 }
 
-int retire_stats_get(struct retire_nl *nl, struct retire_stats *stats)
+int retire_query_stats(struct retire_nl *nl, struct retire_stats *stats)
 {
 	struct retire_nl_stats_arg arg = { .stats = stats };
 	struct nl_msg *msg;
@@ -471,7 +483,7 @@ static int retire_nl_dump_cb(struct nl_msg *msg, void *data)
 	return NL_OK;
 }
 
-int retire_stats_dump(struct retire_nl *nl, retire_ctx_stats_fn fn, void *arg)
+int retire_dump_stats(struct retire_nl *nl, retire_ctx_stats_fn fn, void *arg)
 {
 	struct retire_nl_dump_arg *d;
 	struct nl_msg *msg;
@@ -521,6 +533,7 @@ static const struct {
 	RETIRE_ENGINE_ATTR(RETIRE_A_ENGINE_SEED, seed),
 	RETIRE_ENGINE_ATTR(RETIRE_A_ENGINE_RATE_BPS, rate_bps),
 	RETIRE_ENGINE_ATTR(RETIRE_A_ENGINE_BURST_BYTES, burst_bytes),
+	RETIRE_ENGINE_ATTR(RETIRE_A_ENGINE_FINISH_NS, finish_ns),
 #undef RETIRE_ENGINE_ATTR
 };
 
@@ -562,7 +575,7 @@ static int retire_nl_engine_cb(struct nl_msg *msg, void *data)
 	return NL_OK;
 }
 
-int retire_nl_get_engine(struct retire_nl *nl, struct retire_sim_config *cfg)
+int retire_query_engine(struct retire_nl *nl, struct retire_sim_config *cfg)
 {
 	struct retire_nl_engine_arg arg = { .cfg = cfg };
 	struct nl_msg *msg;
@@ -585,8 +598,8 @@ int retire_nl_get_engine(struct retire_nl *nl, struct retire_sim_config *cfg)
 	return ret;
 }
 
-int retire_nl_set_engine(struct retire_nl *nl,
-			 const struct retire_sim_config *cfg)
+int retire_configure_engine(struct retire_nl *nl,
+			    const struct retire_sim_config *cfg)
 {
 	struct nl_msg *msg;
 	unsigned int i;
@@ -598,10 +611,15 @@ int retire_nl_set_engine(struct retire_nl *nl,
 	if (!msg)
 		return -ENOMEM;
 	for (i = 0; i < RETIRE_NL_ENGINE_NR; i++) {
+		const char *v = (const char *)cfg +
+				retire_nl_engine_attrs[i].offset;
+		static const char zero[8];
+
+		/* absent is 0: a module that predates a knob takes its 0 */
+		if (!memcmp(v, zero, retire_nl_engine_attrs[i].size))
+			continue;
 		ret = nla_put(msg, retire_nl_engine_attrs[i].type,
-			      (int)retire_nl_engine_attrs[i].size,
-			      (const char *)cfg +
-			      retire_nl_engine_attrs[i].offset);
+			      (int)retire_nl_engine_attrs[i].size, v);
 		if (ret < 0) {
 			nlmsg_free(msg);
 			return -EMSGSIZE;
@@ -617,7 +635,9 @@ int retire_nl_set_engine(struct retire_nl *nl,
 /* the receive buffer asked for; the kernel caps it at net.core.rmem_max */
 #define RETIRE_MONITOR_RCVBUF	(1 << 20)
 
+/* @lock serializes readers: events are handed out once, in order */
 struct retire_monitor {
+	pthread_mutex_t lock;
 	struct nl_sock *sk;
 	int family;
 	int err;		/* to report before reading on */
@@ -638,7 +658,7 @@ static const struct {
 #define RETIRE_MONITOR_NGROUPS \
 	(sizeof(retire_monitor_groups) / sizeof(retire_monitor_groups[0]))
 
-int retire_monitor_open(struct retire_monitor **mp, unsigned int groups)
+int retire_open_monitor(struct retire_monitor **mp, unsigned int groups)
 {
 	int ids[RETIRE_MONITOR_NGROUPS] = { 0 };
 	struct retire_monitor *m;
@@ -691,6 +711,7 @@ int retire_monitor_open(struct retire_monitor **mp, unsigned int groups)
 		goto out_nl;
 	/* best effort: a bigger buffer loses fewer notifications in a burst */
 	nl_socket_set_buffer_size(m->sk, RETIRE_MONITOR_RCVBUF, 0);
+	pthread_mutex_init(&m->lock, NULL);
 	*mp = m;
 	return 0;
 
@@ -704,15 +725,16 @@ out:
 	return ret;
 }
 
-int retire_monitor_fd(const struct retire_monitor *m)
+int retire_get_monitor_fd(const struct retire_monitor *m)
 {
 	return m ? nl_socket_get_fd(m->sk) : -EINVAL;
 }
 
-void retire_monitor_close(struct retire_monitor *m)
+void retire_close_monitor(struct retire_monitor *m)
 {
 	if (!m)
 		return;
+	pthread_mutex_destroy(&m->lock);
 	nl_socket_free(m->sk);
 	free(m->buf);
 	free(m);
@@ -832,8 +854,8 @@ static int retire_monitor_decode(const struct retire_monitor *m,
 	return 1;
 }
 
-int retire_monitor_read(struct retire_monitor *m, struct retire_event *ev,
-			unsigned int nr)
+static int retire_read_events_locked(struct retire_monitor *m,
+				     struct retire_event *ev, unsigned int nr)
 {
 	struct retire_event one;
 	struct nlmsghdr *nlh;
@@ -841,8 +863,6 @@ int retire_monitor_read(struct retire_monitor *m, struct retire_event *ev,
 	size_t left;
 	int ret;
 
-	if (!m || (!ev && nr))
-		return -EINVAL;
 	if (m->err) {
 		ret = m->err;
 		m->err = 0;
@@ -881,4 +901,17 @@ fail:
 		return ret;
 	m->err = ret;
 	return n;
+}
+
+int retire_read_events(struct retire_monitor *m, struct retire_event *ev,
+		       unsigned int nr)
+{
+	int ret;
+
+	if (!m || (!ev && nr))
+		return -EINVAL;
+	pthread_mutex_lock(&m->lock);
+	ret = retire_read_events_locked(m, ev, nr);
+	pthread_mutex_unlock(&m->lock);
+	return ret;
 }

@@ -10,6 +10,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <pthread.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -21,8 +22,16 @@
 #include "libretire.h"
 #include "internal.h"
 
+/*
+ * Nothing here changes after retire_open_device() but @lat. Every call
+ * may come from any thread: @lat_lock is held (shared) while a reap feeds
+ * the set and (exclusive) while retire_track_latency() swaps it, so a set
+ * detached is a set no reap still writes to.
+ */
 struct retire {
 	int fd;
+	pthread_rwlock_t lat_lock;
+	struct retire_latency *lat;	/* fed by retire_reap_records() */
 };
 
 int __retire_ioctl(int fd, unsigned long cmd, void *arg)
@@ -35,7 +44,7 @@ int __retire_ioctl(int fd, unsigned long cmd, void *arg)
 	return ret < 0 ? -errno : ret;
 }
 
-int retire_open(struct retire **rp, const char *path, unsigned int flags)
+int retire_open_device(struct retire **rp, const char *path, unsigned int flags)
 {
 	struct retire *r;
 
@@ -51,19 +60,21 @@ int retire_open(struct retire **rp, const char *path, unsigned int flags)
 		free(r);
 		return err;
 	}
+	pthread_rwlock_init(&r->lat_lock, NULL);
 	*rp = r;
 	return 0;
 }
 
-void retire_close(struct retire *r)
+void retire_close_device(struct retire *r)
 {
 	if (!r)
 		return;
 	close(r->fd);
+	pthread_rwlock_destroy(&r->lat_lock);
 	free(r);
 }
 
-int retire_fd(const struct retire *r)
+int retire_get_fd(const struct retire *r)
 {
 	return r ? r->fd : -EINVAL;
 }
@@ -279,7 +290,21 @@ int retire_reap_records(struct retire *r, struct retire_cqe *cqes,
 	/* not __retire_ioctl(): a signal must reach the caller as -EINTR */
 	if (ioctl(r->fd, RETIRE_IOC_REAP, &reap) < 0)
 		return -errno;
+	pthread_rwlock_rdlock(&r->lat_lock);
+	if (r->lat)
+		__retire_latency_feed(r->lat, cqes, reap.reaped);
+	pthread_rwlock_unlock(&r->lat_lock);
 	return (int)reap.reaped;
+}
+
+int retire_track_latency(struct retire *r, struct retire_latency *l)
+{
+	if (!r)
+		return -EINVAL;
+	pthread_rwlock_wrlock(&r->lat_lock);
+	r->lat = l;
+	pthread_rwlock_unlock(&r->lat_lock);
+	return 0;
 }
 
 #define RETIRE_RUN_BATCH	64

@@ -1,14 +1,21 @@
 // SPDX-License-Identifier: MIT
 /*
  * retirectl: inspect and drive the retire module from the command line.
+ *
+ * Every command reads what it needs first and prints afterwards, so that a
+ * failure prints nothing on standard output: only "retirectl: <library
+ * function>: <strerror>" on standard error. Exit status: RETIRECTL_EXIT_*.
  */
+#include <ctype.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <limits.h>
 #include <math.h>
 #include <poll.h>
 #include <signal.h>
+#include <stdarg.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,6 +23,9 @@
 #include <unistd.h>
 
 #include "libretire.h"
+#include "retirectl.h"
+
+#define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
 
 static const char *const feature_names[] = {
 	"genl",
@@ -23,6 +33,17 @@ static const char *const feature_names[] = {
 	"sim",
 	"admission",
 };
+
+/* RETIRE_SIM_F_* by bit, as "engine flags=" takes and prints them */
+static const char *const sim_flag_names[] = {
+	"blocked",
+	"hang",
+	"cancel_running",
+	"violate",
+};
+
+_Static_assert((1U << ARRAY_SIZE(sim_flag_names)) - 1 == RETIRE_SIM_F_ALL,
+	       "every sim engine flag has a name");
 
 /* the counters of the stats attribute set, by their struct field names */
 #define STAT(name) { #name, offsetof(struct retire_stats, name) }
@@ -71,14 +92,61 @@ static const struct {
 	STAT(evicted),
 	STAT(pool_bytes),
 	STAT(engine_bytes),
+	STAT(device_outstanding),
 };
 #undef STAT
 
-#define NSTATS	(sizeof(stat_fields) / sizeof(stat_fields[0]))
+#define NSTATS	ARRAY_SIZE(stat_fields)
 
-_Static_assert(NSTATS == RETIRE_A_STATS_ENGINE_BYTES -
+_Static_assert(NSTATS == RETIRE_A_STATS_DEVICE_OUTSTANDING -
 			 RETIRE_A_STATS_ADMITTED + 1,
 	       "every counter of the stats attribute set has a name");
+
+/* a field of a uapi structure that the command line reads or sets */
+struct field {
+	const char *name;
+	size_t offset;
+	size_t size;		/* 4 or 8 */
+};
+
+#define FIELD(type, name)						\
+	{ #name, offsetof(type, name), sizeof(((type *)0)->name) }
+
+static const struct field limit_fields[] = {
+	FIELD(struct retire_limits, max_unretired),
+	FIELD(struct retire_limits, max_active),
+	FIELD(struct retire_limits, max_active_per_key),
+	FIELD(struct retire_limits, max_waiting),
+	FIELD(struct retire_limits, max_tokens),
+	FIELD(struct retire_limits, max_buffers),
+	FIELD(struct retire_limits, max_reserved_bytes),
+	FIELD(struct retire_limits, max_pinned_bytes),
+	FIELD(struct retire_limits, max_pool_bytes),
+	FIELD(struct retire_limits, watchdog_ns),
+};
+
+_Static_assert(offsetof(struct retire_limits, watchdog_ns) + sizeof(__u64) ==
+	       sizeof(struct retire_limits),
+	       "every field of struct retire_limits has a name");
+
+/* flags first: it is printed and parsed apart */
+static const struct field engine_fields[] = {
+	FIELD(struct retire_sim_config, flags),
+	FIELD(struct retire_sim_config, latency_ns),
+	FIELD(struct retire_sim_config, tick_ns),
+	FIELD(struct retire_sim_config, bytes_per_tick),
+	FIELD(struct retire_sim_config, fail_every),
+	FIELD(struct retire_sim_config, fail_submit_every),
+	FIELD(struct retire_sim_config, seed),
+	FIELD(struct retire_sim_config, rate_bps),
+	FIELD(struct retire_sim_config, burst_bytes),
+	FIELD(struct retire_sim_config, finish_ns),
+};
+#undef FIELD
+
+_Static_assert(ARRAY_SIZE(engine_fields) ==
+	       RETIRE_A_ENGINE_MAX - RETIRE_A_ENGINE_FLAGS + 1,
+	       "every attribute of the engine attribute set has a name");
 
 static const char *const health_names[] = {
 	[RETIRE_HEALTH_EVENT_QUARANTINE] = "quarantine",
@@ -86,104 +154,531 @@ static const char *const health_names[] = {
 	[RETIRE_HEALTH_EVENT_REAPED] = "reaped",
 };
 
+static void usage_names(FILE *f, const struct field *fields, size_t nr)
+{
+	size_t i, col = 10;
+
+	fprintf(f, "          NAME:");
+	col += 5;
+	for (i = 0; i < nr; i++) {
+		if (col + 1 + strlen(fields[i].name) > 76) {
+			fprintf(f, "\n               ");
+			col = 15;
+		}
+		col += fprintf(f, " %s", fields[i].name);
+	}
+	fputc('\n', f);
+}
+
 static void usage(FILE *f)
 {
 	fprintf(f,
 		"usage: retirectl [-d DEVICE] COMMAND [OPTIONS]\n"
+		"       retirectl -h\n"
 		"\n"
 		"commands:\n"
-		"  info    the module's ABI version, features and caps, over\n"
-		"          the ioctl and over generic netlink\n"
+		"  info [-j]\n"
+		"          the module's ABI version, features and per-context\n"
+		"          caps, over the ioctl and over generic netlink\n"
 		"  stats [-j]\n"
 		"          the module's counters, then each context's, over\n"
-		"          generic netlink; -j: one JSON object\n"
+		"          generic netlink\n"
 		"  monitor [-j] [-c COUNT] [-t SECONDS]\n"
 		"          print stale and health notifications as they come,\n"
 		"          one line each (-j: JSON), until COUNT of them, SECONDS\n"
 		"          or SIGINT\n"
+		"  limits [-j] [NAME=VALUE ...]\n"
+		"          the caps and the limits a new context starts with;\n"
+		"          with pairs, set them on a fresh context of its own\n"
+		"          (would the module accept them?); nothing persists\n");
+	usage_names(f, limit_fields, ARRAY_SIZE(limit_fields));
+	fprintf(f,
+		"  engine [-j] [NAME=VALUE ...]\n"
+		"          the sim engine's config, over generic netlink; with\n"
+		"          pairs, change those fields (CAP_NET_ADMIN)\n");
+	usage_names(f, engine_fields, ARRAY_SIZE(engine_fields));
+	fprintf(f,
+		"          flags=N or a comma list of blocked, hang,\n"
+		"          cancel_running, violate, or none\n"
+		"  engine [-j] reset\n"
+		"          end every sim job and lift quarantine (CAP_SYS_ADMIN)\n"
+		"  demo [-j]\n"
+		"          retirement at work on the module: useful vs blocked,\n"
+		"          a retirement trace, stale notifications (root, ~14 s)\n"
 		"\n"
-		"  -d DEVICE  the character device (default %s)\n",
+		"  -d DEVICE  the character device (default %s)\n"
+		"  -j         one JSON object on standard output (monitor: one\n"
+		"             per line)\n"
+		"  -h         this help\n"
+		"\n"
+		"VALUE: decimal, or hexadecimal with 0x. Exit status: 0 done,\n"
+		"1 a library call failed, 2 bad usage, 3 a demo invariant did\n"
+		"not hold.\n",
 		LIBRETIRE_DEFAULT_PATH);
 }
 
-static void print_features(__u64 features)
+/* a library call failed: name it and its errno */
+static int lib_fail(const char *fn, int ret)
+{
+	fprintf(stderr, "retirectl: %s: %s\n", fn,
+		strerror(ret < 0 ? -ret : EIO));
+	return RETIRECTL_EXIT_FAIL;
+}
+
+/* a bad command line: say what is wrong, then how it should be */
+__attribute__((format(printf, 1, 2)))
+static int bad_usage(const char *fmt, ...)
+{
+	va_list ap;
+
+	if (fmt) {
+		fputs("retirectl: ", stderr);
+		va_start(ap, fmt);
+		vfprintf(stderr, fmt, ap);
+		va_end(ap);
+		fputc('\n', stderr);
+	}
+	usage(stderr);
+	return RETIRECTL_EXIT_USAGE;
+}
+
+/*
+ * getopt() said @opt ('?' or ':') about an option of @cmd (NULL: of
+ * retirectl itself); opterr is 0, so this says why
+ */
+static int bad_option(const char *cmd, int opt)
+{
+	const char *sep = cmd ? ": " : "";
+
+	if (!cmd)
+		cmd = "";
+	if (opt == ':')
+		return bad_usage("%s%soption '-%c' needs an argument", cmd,
+				 sep, optopt);
+	if (isprint(optopt))
+		return bad_usage("%s%sunknown option '-%c'", cmd, sep, optopt);
+	return bad_usage("%s%sunknown option", cmd, sep);
+}
+
+/*
+ * The options every command but monitor takes: -j, and -h for the help.
+ * Returns -1 to go on, else the exit status.
+ */
+static int parse_common(int argc, char **argv, int *json)
+{
+	int opt;
+
+	opterr = 0;
+	while ((opt = getopt(argc, argv, "+:jh")) != -1) {
+		switch (opt) {
+		case 'j':
+			*json = 1;
+			break;
+		case 'h':
+			usage(stdout);
+			return RETIRECTL_EXIT_OK;
+		default:
+			return bad_option(argv[0], opt);
+		}
+	}
+	return -1;
+}
+
+/* ---- numbers and NAME=VALUE ---------------------------------------------- */
+
+/*
+ * A whole unsigned number: decimal, or hexadecimal after 0x. No sign, no
+ * space, nothing after it. -EINVAL if it is not one, -ERANGE if too big.
+ */
+static int parse_u64(const char *s, __u64 *v)
+{
+	const char *digits = "0123456789";
+	unsigned long long x;
+	int base = 10;
+	char *end;
+
+	if (s[0] == '0' && (s[1] == 'x' || s[1] == 'X')) {
+		s += 2;
+		digits = "0123456789abcdefABCDEF";
+		base = 16;
+	}
+	if (!*s || s[strspn(s, digits)])
+		return -EINVAL;
+	errno = 0;
+	x = strtoull(s, &end, base);
+	if (errno == ERANGE)
+		return -ERANGE;
+	if (errno || *end)
+		return -EINVAL;
+	*v = x;
+	return 0;
+}
+
+/* parse_u64() within a field of @size bytes */
+static int parse_sized(const char *s, size_t size, __u64 *v)
+{
+	int ret;
+
+	ret = parse_u64(s, v);
+	if (!ret && size == sizeof(__u32) && *v > UINT32_MAX)
+		ret = -ERANGE;
+	return ret;
+}
+
+static int bad_value(const char *cmd, const char *arg, int err, size_t size)
+{
+	if (err == -ERANGE)
+		return bad_usage("%s: bad value in '%s': out of range (at most %s)",
+				 cmd, arg, size == sizeof(__u32) ?
+				 "4294967295" : "18446744073709551615");
+	return bad_usage("%s: bad value in '%s': not an unsigned number",
+			 cmd, arg);
+}
+
+static __u64 field_get(const void *base, const struct field *f)
+{
+	__u32 v32;
+	__u64 v;
+
+	if (f->size == sizeof(v32)) {
+		memcpy(&v32, (const char *)base + f->offset, sizeof(v32));
+		return v32;
+	}
+	memcpy(&v, (const char *)base + f->offset, sizeof(v));
+	return v;
+}
+
+static void field_set(void *base, const struct field *f, __u64 v)
+{
+	__u32 v32 = (__u32)v;
+
+	if (f->size == sizeof(v32))
+		memcpy((char *)base + f->offset, &v32, sizeof(v32));
+	else
+		memcpy((char *)base + f->offset, &v, sizeof(v));
+}
+
+/* "blocked,hang", "none" or a number */
+static int parse_sim_flags(const char *s, __u64 *v)
+{
+	const char *p = s, *comma;
+	size_t len, i;
+
+	if (isdigit((unsigned char)*s))
+		return parse_sized(s, sizeof(__u32), v);
+	if (!strcmp(s, "none")) {
+		*v = 0;
+		return 0;
+	}
+	*v = 0;
+	for (;;) {
+		comma = strchr(p, ',');
+		len = comma ? (size_t)(comma - p) : strlen(p);
+		for (i = 0; i < ARRAY_SIZE(sim_flag_names); i++)
+			if (strlen(sim_flag_names[i]) == len &&
+			    !strncmp(p, sim_flag_names[i], len))
+				break;
+		if (i == ARRAY_SIZE(sim_flag_names))
+			return -EINVAL;
+		*v |= 1ULL << i;
+		if (!comma)
+			return 0;
+		p = comma + 1;
+	}
+}
+
+/* one NAME=VALUE of a command's argument list, parsed */
+struct assignment {
+	const struct field *field;
+	__u64 value;
+};
+
+/*
+ * Parse every NAME=VALUE of @argv into @as (room for @argc): unknown
+ * names, repeated names and bad values are usage errors. Returns -1 if
+ * all parsed, else the exit status. Engine flags go through
+ * parse_sim_flags().
+ */
+static int parse_assignments(const char *cmd, int argc, char **argv,
+			     const struct field *fields, size_t nr,
+			     struct assignment *as)
+{
+	const char *eq;
+	size_t i, len;
+	int a, b, ret;
+
+	for (a = 0; a < argc; a++) {
+		eq = strchr(argv[a], '=');
+		if (!eq || eq == argv[a])
+			return bad_usage("%s: '%s' is not NAME=VALUE", cmd,
+					 argv[a]);
+		len = eq - argv[a];
+		for (i = 0; i < nr; i++)
+			if (strlen(fields[i].name) == len &&
+			    !strncmp(argv[a], fields[i].name, len))
+				break;
+		if (i == nr)
+			return bad_usage("%s: unknown NAME '%.*s'", cmd,
+					 (int)len, argv[a]);
+		for (b = 0; b < a; b++)
+			if (as[b].field == &fields[i])
+				return bad_usage("%s: '%s' is given twice",
+						 cmd, fields[i].name);
+		as[a].field = &fields[i];
+		if (fields == engine_fields &&
+		    fields[i].offset == offsetof(struct retire_sim_config,
+						  flags)) {
+			ret = parse_sim_flags(eq + 1, &as[a].value);
+			if (ret == -EINVAL)
+				return bad_usage("%s: bad value in '%s': a number or a comma list of blocked, hang, cancel_running, violate, or none",
+						 cmd, argv[a]);
+		} else {
+			ret = parse_sized(eq + 1, fields[i].size,
+					  &as[a].value);
+		}
+		if (ret)
+			return bad_value(cmd, argv[a], ret, fields[i].size);
+	}
+	return -1;
+}
+
+/* ---- JSON ----------------------------------------------------------------- */
+
+/*
+ * The UTF-8 sequence at @p (not NUL): its length if well-formed (*ok set),
+ * else the length of its ill-formed part to replace with one U+FFFD (*ok
+ * clear): the "maximal subpart" of Unicode's chapter 3, as most decoders
+ * count them.
+ */
+static size_t utf8_seq(const unsigned char *p, int *ok)
+{
+	unsigned char lo = 0x80, hi = 0xbf;
+	size_t len, i;
+
+	*ok = 1;
+	if (p[0] < 0x80)
+		return 1;
+	*ok = 0;
+	if (p[0] >= 0xc2 && p[0] <= 0xdf) {
+		len = 2;
+	} else if (p[0] >= 0xe0 && p[0] <= 0xef) {
+		len = 3;
+		if (p[0] == 0xe0)
+			lo = 0xa0;	/* no overlong form */
+		if (p[0] == 0xed)
+			hi = 0x9f;	/* no surrogate */
+	} else if (p[0] >= 0xf0 && p[0] <= 0xf4) {
+		len = 4;
+		if (p[0] == 0xf0)
+			lo = 0x90;
+		if (p[0] == 0xf4)
+			hi = 0x8f;	/* nothing above U+10FFFF */
+	} else {
+		return 1;
+	}
+	if (p[1] < lo || p[1] > hi)
+		return 1;
+	/* a NUL is no continuation byte: nothing past it is read */
+	for (i = 2; i < len; i++)
+		if ((p[i] & 0xc0) != 0x80)
+			return i;
+	*ok = 1;
+	return len;
+}
+
+/*
+ * @s as a JSON string: quotes, backslashes and control characters escaped;
+ * what is not well-formed UTF-8 (a path may hold any byte) is printed as
+ * U+FFFD, as JSON text must be UTF-8.
+ */
+void json_string(const char *s)
+{
+	const unsigned char *p = (const unsigned char *)s;
+	size_t n;
+	int ok;
+
+	putchar('"');
+	while (*p) {
+		switch (*p) {
+		case '"':
+			fputs("\\\"", stdout);
+			break;
+		case '\\':
+			fputs("\\\\", stdout);
+			break;
+		case '\b':
+			fputs("\\b", stdout);
+			break;
+		case '\f':
+			fputs("\\f", stdout);
+			break;
+		case '\n':
+			fputs("\\n", stdout);
+			break;
+		case '\r':
+			fputs("\\r", stdout);
+			break;
+		case '\t':
+			fputs("\\t", stdout);
+			break;
+		default:
+			if (*p < 0x20 || *p == 0x7f) {
+				printf("\\u%04x", *p);
+				break;
+			}
+			n = utf8_seq(p, &ok);
+			if (ok)
+				fwrite(p, 1, n, stdout);
+			else
+				fputs("\\ufffd", stdout);
+			p += n;
+			continue;
+		}
+		p++;
+	}
+	putchar('"');
+}
+
+/* {"name":value,...} of @fields in @base */
+static void json_fields(const void *base, const struct field *fields,
+			size_t nr)
+{
+	size_t i;
+
+	putchar('{');
+	for (i = 0; i < nr; i++)
+		printf("%s\"%s\":%llu", i ? "," : "", fields[i].name,
+		       (unsigned long long)field_get(base, &fields[i]));
+	putchar('}');
+}
+
+/* ["name",...] of the set bits of @bits; unknown bits as "bitN" */
+static void json_bit_names(__u64 bits, const char *const *names, size_t nr)
+{
+	const char *sep = "";
+	unsigned int i;
+
+	putchar('[');
+	for (i = 0; i < 64; i++) {
+		if (!(bits & (1ULL << i)))
+			continue;
+		if (i < nr)
+			printf("%s\"%s\"", sep, names[i]);
+		else
+			printf("%s\"bit%u\"", sep, i);
+		sep = ",";
+	}
+	putchar(']');
+}
+
+/* text: "0x5 genl sim" */
+static void print_bit_names(__u64 bits, const char *const *names, size_t nr)
 {
 	unsigned int i;
 
-	printf("0x%" PRIx64, (uint64_t)features);
+	printf("0x%" PRIx64, (uint64_t)bits);
 	for (i = 0; i < 64; i++) {
-		if (!(features & (1ULL << i)))
+		if (!(bits & (1ULL << i)))
 			continue;
-		if (i < sizeof(feature_names) / sizeof(feature_names[0]))
-			printf(" %s", feature_names[i]);
+		if (i < nr)
+			printf(" %s", names[i]);
 		else
 			printf(" bit%u", i);
 	}
 	printf("\n");
 }
 
-static int cmd_info(const char *dev)
+/* ---- info ----------------------------------------------------------------- */
+
+static int read_info(const char *dev, struct retire_info *info)
 {
-	struct retire_info info, nlinfo;
-	struct retire_nl *nl;
 	struct retire *r;
 	int ret;
 
-	ret = retire_open(&r, dev, 0);
-	if (ret) {
-		fprintf(stderr, "retirectl: open %s: %s\n",
-			dev ? dev : LIBRETIRE_DEFAULT_PATH, strerror(-ret));
-		return 1;
-	}
-	ret = retire_get_info(r, &info);
-	retire_close(r);
-	if (ret) {
-		fprintf(stderr, "retirectl: GET_INFO: %s\n", strerror(-ret));
-		return 1;
-	}
+	ret = retire_open_device(&r, dev, 0);
+	if (ret)
+		return lib_fail("retire_open_device", ret);
+	ret = retire_get_info(r, info);
+	retire_close_device(r);
+	if (ret)
+		return lib_fail("retire_get_info", ret);
+	return 0;
+}
 
-	printf("device              %s\n", dev ? dev : LIBRETIRE_DEFAULT_PATH);
-	printf("abi version         %u\n", info.abi_version);
+static void print_info(const char *path, const struct retire_info *info,
+		       int family, const struct retire_info *nlinfo, int json)
+{
+	size_t i;
+
+	if (json) {
+		printf("{\"device\":");
+		json_string(path);
+		printf(",\"abi_version\":%u,\"features\":%llu,"
+		       "\"feature_names\":", info->abi_version,
+		       (unsigned long long)info->features);
+		json_bit_names(info->features, feature_names,
+			       ARRAY_SIZE(feature_names));
+		printf(",\"caps\":");
+		json_fields(&info->caps, limit_fields,
+			    ARRAY_SIZE(limit_fields));
+		printf(",\"netlink\":{\"family_id\":%d,\"abi_version\":%u,"
+		       "\"features\":%llu}}\n", family, nlinfo->abi_version,
+		       (unsigned long long)nlinfo->features);
+		return;
+	}
+	printf("device              %s\n", path);
+	printf("abi version         %u\n", info->abi_version);
 	printf("features            ");
-	print_features(info.features);
+	print_bit_names(info->features, feature_names,
+			ARRAY_SIZE(feature_names));
 	printf("caps per context\n");
-	printf("  max_unretired       %u\n", info.caps.max_unretired);
-	printf("  max_active          %u\n", info.caps.max_active);
-	printf("  max_active_per_key  %u\n", info.caps.max_active_per_key);
-	printf("  max_waiting         %u\n", info.caps.max_waiting);
-	printf("  max_tokens          %u\n", info.caps.max_tokens);
-	printf("  max_buffers         %u\n", info.caps.max_buffers);
-	printf("  max_reserved_bytes  %llu\n",
-	       (unsigned long long)info.caps.max_reserved_bytes);
-	printf("  max_pinned_bytes    %llu\n",
-	       (unsigned long long)info.caps.max_pinned_bytes);
-	printf("  max_pool_bytes      %llu\n",
-	       (unsigned long long)info.caps.max_pool_bytes);
-	printf("  watchdog_ns         %llu\n",
-	       (unsigned long long)info.caps.watchdog_ns);
+	for (i = 0; i < ARRAY_SIZE(limit_fields); i++)
+		printf("  %-20s%llu\n", limit_fields[i].name,
+		       (unsigned long long)field_get(&info->caps,
+						     &limit_fields[i]));
+	printf("netlink family      retire, id %d\n", family);
+	printf("netlink abi/features %u ", nlinfo->abi_version);
+	print_bit_names(nlinfo->features, feature_names,
+			ARRAY_SIZE(feature_names));
+}
 
-	ret = retire_nl_open(&nl);
-	if (ret) {
-		fprintf(stderr, "retirectl: netlink family %s: %s\n",
-			"retire", strerror(-ret));
-		return 1;
-	}
-	ret = retire_nl_get_info(nl, &nlinfo);
-	printf("netlink family      retire, id %d\n", retire_nl_family_id(nl));
-	retire_nl_close(nl);
-	if (ret) {
-		fprintf(stderr, "retirectl: netlink INFO_GET: %s\n",
-			strerror(-ret));
-		return 1;
-	}
-	printf("netlink abi/features %u ", nlinfo.abi_version);
-	print_features(nlinfo.features);
+static int cmd_info(const char *dev, int argc, char **argv)
+{
+	struct retire_info info, nlinfo;
+	struct retire_nl *nl;
+	int json = 0, ret, family;
+
+	ret = parse_common(argc, argv, &json);
+	if (ret >= 0)
+		return ret;
+	if (optind != argc)
+		return bad_usage("info: unexpected argument '%s'",
+				 argv[optind]);
+
+	ret = read_info(dev, &info);
+	if (ret)
+		return ret;
+	ret = retire_open_netlink(&nl);
+	if (ret)
+		return lib_fail("retire_open_netlink", ret);
+	ret = retire_query_info(nl, &nlinfo);
+	family = retire_get_family_id(nl);
+	retire_close_netlink(nl);
+	if (ret)
+		return lib_fail("retire_query_info", ret);
+
+	print_info(dev ? dev : LIBRETIRE_DEFAULT_PATH, &info, family, &nlinfo,
+		   json);
 	if (nlinfo.abi_version != info.abi_version ||
 	    nlinfo.features != info.features) {
-		fprintf(stderr, "retirectl: ioctl and netlink disagree\n");
-		return 1;
+		fprintf(stderr,
+			"retirectl: retire_query_info: netlink says abi %u features 0x%llx, the ioctl abi %u features 0x%llx\n",
+			nlinfo.abi_version,
+			(unsigned long long)nlinfo.features,
+			info.abi_version, (unsigned long long)info.features);
+		return RETIRECTL_EXIT_FAIL;
 	}
-	return 0;
+	return RETIRECTL_EXIT_OK;
 }
 
 /* ---- stats --------------------------------------------------------------- */
@@ -247,77 +742,268 @@ static void print_stats_json(const struct retire_stats *st)
 	putchar('}');
 }
 
-static int cmd_stats(int argc, char **argv)
+static void print_stats(const struct retire_stats *module,
+			const struct ctx_list *l, int json)
+{
+	size_t i;
+
+	if (json) {
+		printf("{\"module\":");
+		print_stats_json(module);
+		printf(",\"contexts\":[");
+		for (i = 0; i < l->n; i++) {
+			printf("%s{\"ctx_id\":%llu,\"pid\":%u,\"stats\":",
+			       i ? "," : "",
+			       (unsigned long long)l->v[i].ctx_id,
+			       l->v[i].pid);
+			print_stats_json(&l->v[i].stats);
+			putchar('}');
+		}
+		printf("]}\n");
+		return;
+	}
+	printf("module\n");
+	print_stats_text(module);
+	for (i = 0; i < l->n; i++) {
+		printf("context %llu pid %u\n",
+		       (unsigned long long)l->v[i].ctx_id, l->v[i].pid);
+		print_stats_text(&l->v[i].stats);
+	}
+}
+
+static int cmd_stats(const char *dev, int argc, char **argv)
 {
 	struct ctx_list l = { 0 };
 	struct retire_stats module;
 	struct retire_nl *nl;
-	int json = 0, opt, ret;
-	size_t i;
+	int json = 0, ret;
 
-	while ((opt = getopt(argc, argv, "+j")) != -1) {
-		switch (opt) {
-		case 'j':
-			json = 1;
-			break;
-		default:
-			usage(stderr);
-			return 2;
-		}
-	}
-	if (optind != argc) {
-		usage(stderr);
-		return 2;
-	}
+	ret = parse_common(argc, argv, &json);
+	if (ret >= 0)
+		return ret;
+	if (optind != argc)
+		return bad_usage("stats: unexpected argument '%s'",
+				 argv[optind]);
 
-	ret = retire_nl_open(&nl);
+	ret = retire_open_netlink(&nl);
+	if (ret)
+		return lib_fail("retire_open_netlink", ret);
+	ret = retire_query_stats(nl, &module);
 	if (ret) {
-		fprintf(stderr, "retirectl: retire_nl_open: %s\n",
-			strerror(-ret));
-		return 1;
-	}
-	ret = retire_stats_get(nl, &module);
-	if (ret) {
-		fprintf(stderr, "retirectl: retire_stats_get: %s\n",
-			strerror(-ret));
+		ret = lib_fail("retire_query_stats", ret);
 		goto out;
 	}
-	ret = retire_stats_dump(nl, collect_ctx, &l);
+	ret = retire_dump_stats(nl, collect_ctx, &l);
 	if (ret) {
-		fprintf(stderr, "retirectl: retire_stats_dump: %s\n",
-			strerror(ret < 0 ? -ret : EIO));
+		ret = lib_fail("retire_dump_stats", ret);
 		goto out;
 	}
 
-	if (json) {
-		printf("{\"module\":");
-		print_stats_json(&module);
-		printf(",\"contexts\":[");
-		for (i = 0; i < l.n; i++) {
-			printf("%s{\"ctx_id\":%llu,\"pid\":%u,\"stats\":",
-			       i ? "," : "",
-			       (unsigned long long)l.v[i].ctx_id, l.v[i].pid);
-			print_stats_json(&l.v[i].stats);
-			putchar('}');
-		}
-		printf("]}\n");
-	} else {
-		printf("module\n");
-		print_stats_text(&module);
-		for (i = 0; i < l.n; i++) {
-			printf("context %llu pid %u\n",
-			       (unsigned long long)l.v[i].ctx_id, l.v[i].pid);
-			print_stats_text(&l.v[i].stats);
-		}
-	}
-	if (fflush(stdout) == EOF) {
-		fprintf(stderr, "retirectl: write: %s\n", strerror(errno));
-		ret = 1;
-	}
+	print_stats(&module, &l, json);
 out:
 	free(l.v);
-	retire_nl_close(nl);
-	return ret ? 1 : 0;
+	retire_close_netlink(nl);
+	return ret;
+}
+
+/* ---- limits --------------------------------------------------------------- */
+
+/* @set: @limits are what a set left, not a new context's defaults */
+static void print_limits(const struct retire_limits *caps,
+			 const struct retire_limits *limits, int set, int json)
+{
+	size_t i;
+
+	if (json) {
+		printf("{\"caps\":");
+		json_fields(caps, limit_fields, ARRAY_SIZE(limit_fields));
+		printf(",\"limits\":");
+		json_fields(limits, limit_fields, ARRAY_SIZE(limit_fields));
+		printf("}\n");
+		return;
+	}
+	printf("%-22s%-22s%s\n", "", "cap", set ? "accepted" : "default");
+	for (i = 0; i < ARRAY_SIZE(limit_fields); i++)
+		printf("%-22s%-22llu%llu\n", limit_fields[i].name,
+		       (unsigned long long)field_get(caps, &limit_fields[i]),
+		       (unsigned long long)field_get(limits,
+						     &limit_fields[i]));
+}
+
+/*
+ * Limits belong to the context that sets them: this one opens a context of
+ * its own, shows the caps and that context's limits, and with pairs sets
+ * them there (would the module accept them?). Nothing outlives the command.
+ */
+static int cmd_limits(const char *dev, int argc, char **argv)
+{
+	struct assignment *as = NULL;
+	struct retire_limits limits;
+	struct retire_info info;
+	struct retire *r;
+	int json = 0, ret, nr, a;
+
+	ret = parse_common(argc, argv, &json);
+	if (ret >= 0)
+		return ret;
+	nr = argc - optind;
+	if (nr) {
+		as = calloc(nr, sizeof(*as));
+		if (!as)
+			return lib_fail("calloc", -ENOMEM);
+		ret = parse_assignments("limits", nr, argv + optind,
+					limit_fields,
+					ARRAY_SIZE(limit_fields), as);
+		if (ret >= 0)
+			goto out_free;
+	}
+
+	ret = retire_open_device(&r, dev, 0);
+	if (ret) {
+		ret = lib_fail("retire_open_device", ret);
+		goto out_free;
+	}
+	ret = retire_get_info(r, &info);
+	if (ret) {
+		ret = lib_fail("retire_get_info", ret);
+		goto out;
+	}
+	ret = retire_get_limits(r, &limits);
+	if (ret) {
+		ret = lib_fail("retire_get_limits", ret);
+		goto out;
+	}
+	if (nr) {
+		for (a = 0; a < nr; a++)
+			field_set(&limits, as[a].field, as[a].value);
+		ret = retire_set_limits(r, &limits);
+		if (ret) {
+			ret = lib_fail("retire_set_limits", ret);
+			goto out;
+		}
+		/* what the module holds now, not what was asked */
+		ret = retire_get_limits(r, &limits);
+		if (ret) {
+			ret = lib_fail("retire_get_limits", ret);
+			goto out;
+		}
+	}
+
+	print_limits(&info.caps, &limits, nr > 0, json);
+	ret = RETIRECTL_EXIT_OK;
+out:
+	retire_close_device(r);
+out_free:
+	free(as);
+	return ret;
+}
+
+/* ---- engine --------------------------------------------------------------- */
+
+static void print_engine(const struct retire_sim_config *cfg, int json)
+{
+	size_t i;
+
+	if (json) {
+		printf("{\"flags\":%u,\"flag_names\":", cfg->flags);
+		json_bit_names(cfg->flags, sim_flag_names,
+			       ARRAY_SIZE(sim_flag_names));
+		for (i = 1; i < ARRAY_SIZE(engine_fields); i++)
+			printf(",\"%s\":%llu", engine_fields[i].name,
+			       (unsigned long long)field_get(cfg,
+							     &engine_fields[i]));
+		printf("}\n");
+		return;
+	}
+	printf("%-20s", "flags");
+	print_bit_names(cfg->flags, sim_flag_names,
+			ARRAY_SIZE(sim_flag_names));
+	for (i = 1; i < ARRAY_SIZE(engine_fields); i++)
+		printf("%-20s%llu\n", engine_fields[i].name,
+		       (unsigned long long)field_get(cfg, &engine_fields[i]));
+}
+
+static int engine_reset(const char *dev, int json)
+{
+	struct retire *r;
+	int ret;
+
+	ret = retire_open_device(&r, dev, 0);
+	if (ret)
+		return lib_fail("retire_open_device", ret);
+	ret = retire_reset_sim(r);
+	retire_close_device(r);
+	if (ret)
+		return lib_fail("retire_reset_sim", ret);
+	printf(json ? "{\"reset\":true}\n" : "engine reset\n");
+	return RETIRECTL_EXIT_OK;
+}
+
+/*
+ * engine-get, or a read-modify-write with engine-set. Another writer may
+ * come between the read and the write: engine-set sends every field, so
+ * the last write wins whole.
+ */
+static int cmd_engine(const char *dev, int argc, char **argv)
+{
+	struct assignment *as = NULL;
+	struct retire_sim_config cfg;
+	struct retire_nl *nl;
+	int json = 0, ret, nr, a;
+
+	ret = parse_common(argc, argv, &json);
+	if (ret >= 0)
+		return ret;
+	nr = argc - optind;
+	if (nr && !strcmp(argv[optind], "reset")) {
+		if (nr != 1)
+			return bad_usage("engine reset: unexpected argument '%s'",
+					 argv[optind + 1]);
+		return engine_reset(dev, json);
+	}
+	if (nr) {
+		as = calloc(nr, sizeof(*as));
+		if (!as)
+			return lib_fail("calloc", -ENOMEM);
+		ret = parse_assignments("engine", nr, argv + optind,
+					engine_fields,
+					ARRAY_SIZE(engine_fields), as);
+		if (ret >= 0)
+			goto out_free;
+	}
+
+	ret = retire_open_netlink(&nl);
+	if (ret) {
+		ret = lib_fail("retire_open_netlink", ret);
+		goto out_free;
+	}
+	ret = retire_query_engine(nl, &cfg);
+	if (ret) {
+		ret = lib_fail("retire_query_engine", ret);
+		goto out;
+	}
+	if (nr) {
+		for (a = 0; a < nr; a++)
+			field_set(&cfg, as[a].field, as[a].value);
+		ret = retire_configure_engine(nl, &cfg);
+		if (ret) {
+			ret = lib_fail("retire_configure_engine", ret);
+			goto out;
+		}
+		/* what the module holds now */
+		ret = retire_query_engine(nl, &cfg);
+		if (ret) {
+			ret = lib_fail("retire_query_engine", ret);
+			goto out;
+		}
+	}
+	print_engine(&cfg, json);
+	ret = RETIRECTL_EXIT_OK;
+out:
+	retire_close_netlink(nl);
+out_free:
+	free(as);
+	return ret;
 }
 
 /* ---- monitor ------------------------------------------------------------- */
@@ -331,14 +1017,13 @@ static void on_signal(int sig)
 
 static const char *health_name(__u32 event, char *buf, size_t len)
 {
-	if (event < sizeof(health_names) / sizeof(health_names[0]) &&
-	    health_names[event])
+	if (event < ARRAY_SIZE(health_names) && health_names[event])
 		return health_names[event];
 	snprintf(buf, len, "%u", event);
 	return buf;
 }
 
-static void print_event(const struct retire_event *ev, int json)
+void print_event(const struct retire_event *ev, int json)
 {
 	char buf[16];
 	const char *name;
@@ -348,9 +1033,9 @@ static void print_event(const struct retire_event *ev, int json)
 		printf(json ?
 		       "{\"type\":\"stale\",\"ctx_id\":%llu,\"pid\":%u,"
 		       "\"engine\":%llu,\"cancel\":%llu,\"token\":%llu,"
-		       "\"user\":%llu,\"published\":%llu}\n" :
+		       "\"user\":%llu,\"published\":%llu}" :
 		       "stale ctx %llu pid %u engine %llu cancel %llu "
-		       "token %llu user %llu published %llu\n",
+		       "token %llu user %llu published %llu",
 		       (unsigned long long)ev->ctx_id, ev->pid,
 		       (unsigned long long)ev->stale_engine,
 		       (unsigned long long)ev->stale_cancel,
@@ -362,8 +1047,8 @@ static void print_event(const struct retire_event *ev, int json)
 		name = health_name(ev->health_event, buf, sizeof(buf));
 		printf(json ?
 		       "{\"type\":\"health\",\"event\":\"%s\",\"ctx_id\":%llu,"
-		       "\"pid\":%u,\"quarantined_now\":%llu}\n" :
-		       "health %s ctx %llu pid %u quarantined_now %llu\n",
+		       "\"pid\":%u,\"quarantined_now\":%llu}" :
+		       "health %s ctx %llu pid %u quarantined_now %llu",
 		       name, (unsigned long long)ev->ctx_id, ev->pid,
 		       (unsigned long long)ev->quarantined_now);
 		break;
@@ -372,17 +1057,21 @@ static void print_event(const struct retire_event *ev, int json)
 
 static int parse_count(const char *s, unsigned long *v)
 {
-	char *end;
+	__u64 x;
 
-	errno = 0;
-	*v = strtoul(s, &end, 10);
-	return errno || end == s || *end || *s == '-' || !*v ? -1 : 0;
+	if (parse_u64(s, &x) || !x || x > ULONG_MAX)
+		return -1;
+	*v = x;
+	return 0;
 }
 
 static int parse_seconds(const char *s, double *v)
 {
 	char *end;
 
+	/* strtod() would take leading space, a sign, "inf" and "nan" */
+	if (!isdigit((unsigned char)*s) && *s != '.')
+		return -1;
 	errno = 0;
 	*v = strtod(s, &end);
 	return errno || end == s || *end || !isfinite(*v) || *v < 0 ||
@@ -397,7 +1086,7 @@ static double now_monotonic(void)
 	return ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
-static int cmd_monitor(int argc, char **argv)
+static int cmd_monitor(const char *dev, int argc, char **argv)
 {
 	struct retire_event ev[64];
 	struct retire_monitor *m;
@@ -408,38 +1097,34 @@ static int cmd_monitor(int argc, char **argv)
 	struct timespec ts;
 	struct pollfd pfd;
 	unsigned int want;
-	int json = 0, opt, ret, n, i, status = 0;
+	int json = 0, opt, ret, n, i, status = RETIRECTL_EXIT_OK;
 
-	while ((opt = getopt(argc, argv, "+jc:t:")) != -1) {
+	opterr = 0;
+	while ((opt = getopt(argc, argv, "+:jc:t:h")) != -1) {
 		switch (opt) {
 		case 'j':
 			json = 1;
 			break;
 		case 'c':
-			if (parse_count(optarg, &count)) {
-				fprintf(stderr,
-					"retirectl: bad COUNT '%s'\n", optarg);
-				usage(stderr);
-				return 2;
-			}
+			if (parse_count(optarg, &count))
+				return bad_usage("monitor: bad COUNT '%s': a positive integer",
+						 optarg);
 			break;
 		case 't':
-			if (parse_seconds(optarg, &seconds)) {
-				fprintf(stderr,
-					"retirectl: bad SECONDS '%s'\n", optarg);
-				usage(stderr);
-				return 2;
-			}
+			if (parse_seconds(optarg, &seconds))
+				return bad_usage("monitor: bad SECONDS '%s': a non-negative number",
+						 optarg);
 			break;
+		case 'h':
+			usage(stdout);
+			return RETIRECTL_EXIT_OK;
 		default:
-			usage(stderr);
-			return 2;
+			return bad_option(argv[0], opt);
 		}
 	}
-	if (optind != argc) {
-		usage(stderr);
-		return 2;
-	}
+	if (optind != argc)
+		return bad_usage("monitor: unexpected argument '%s'",
+				 argv[optind]);
 
 	/* a signal ends the wait only inside ppoll(): no lost wake-up */
 	memset(&sa, 0, sizeof(sa));
@@ -454,19 +1139,16 @@ static int cmd_monitor(int argc, char **argv)
 	sigdelset(&orig, SIGINT);
 	sigdelset(&orig, SIGTERM);
 
-	ret = retire_monitor_open(&m, RETIRE_MONITOR_STALE |
-				      RETIRE_MONITOR_HEALTH);
-	if (ret) {
-		fprintf(stderr, "retirectl: retire_monitor_open: %s\n",
-			strerror(-ret));
-		return 1;
-	}
+	ret = retire_open_monitor(&m, RETIRE_MONITOR_STALE |
+				  RETIRE_MONITOR_HEALTH);
+	if (ret)
+		return lib_fail("retire_open_monitor", ret);
 	/* one line per event, as it comes, even into a pipe */
 	setvbuf(stdout, NULL, _IOLBF, 0);
 
 	if (seconds >= 0)
 		deadline = now_monotonic() + seconds;
-	pfd.fd = retire_monitor_fd(m);
+	pfd.fd = retire_get_monitor_fd(m);
 	pfd.events = POLLIN;
 	while (!stop_signal && (!count || seen < count)) {
 		if (seconds >= 0) {
@@ -482,7 +1164,7 @@ static int cmd_monitor(int argc, char **argv)
 				continue;
 			fprintf(stderr, "retirectl: ppoll: %s\n",
 				strerror(errno));
-			status = 1;
+			status = RETIRECTL_EXIT_FAIL;
 			break;
 		}
 		if (!ret)
@@ -490,87 +1172,99 @@ static int cmd_monitor(int argc, char **argv)
 		if (pfd.revents & (POLLERR | POLLHUP | POLLNVAL) &&
 		    !(pfd.revents & POLLIN)) {
 			fprintf(stderr, "retirectl: ppoll: socket error\n");
-			status = 1;
+			status = RETIRECTL_EXIT_FAIL;
 			break;
 		}
 		/* everything ready, but never more than COUNT in all */
 		do {
-			want = sizeof(ev) / sizeof(ev[0]);
+			want = ARRAY_SIZE(ev);
 			if (count && count - seen < want)
 				want = count - seen;
-			n = retire_monitor_read(m, ev, want);
+			n = retire_read_events(m, ev, want);
 			if (n == -ENOBUFS) {
 				/* the socket overflowed: go on, but say so */
 				fprintf(stderr,
-					"retirectl: retire_monitor_read: %s: notifications lost\n",
+					"retirectl: retire_read_events: %s: notifications lost\n",
 					strerror(ENOBUFS));
 				n = 1;
 				continue;
 			}
 			if (n < 0) {
-				fprintf(stderr,
-					"retirectl: retire_monitor_read: %s\n",
-					strerror(-n));
-				status = 1;
+				status = lib_fail("retire_read_events", n);
 				break;
 			}
 			for (i = 0; i < n; i++)
+			{
 				print_event(&ev[i], json);
+				putchar('\n');
+			}
 			seen += n;
 		} while (n > 0 && (!count || seen < count) && !stop_signal);
 		if (status)
 			break;
 	}
-	retire_monitor_close(m);
-	if (fflush(stdout) == EOF || ferror(stdout)) {
-		fprintf(stderr, "retirectl: write: %s\n", strerror(errno));
-		status = 1;
-	}
+	retire_close_monitor(m);
 	return status;
 }
+
+/* ---- main ----------------------------------------------------------------- */
+
+/* every command; scripts/check.sh checks that -h lists each */
+static const struct command {
+	const char *name;
+	int (*fn)(const char *dev, int argc, char **argv);
+} commands[] = {
+	{ "info", cmd_info },
+	{ "stats", cmd_stats },
+	{ "monitor", cmd_monitor },
+	{ "limits", cmd_limits },
+	{ "engine", cmd_engine },
+	{ "demo", cmd_demo },
+};
 
 int main(int argc, char **argv)
 {
 	const char *dev = NULL;
 	const char *cmd;
-	int opt;
+	int opt, ret;
+	size_t i;
 
+	/* our messages, not getopt()'s: see bad_option() */
+	opterr = 0;
 	/* "+": options after the command are the command's */
-	while ((opt = getopt(argc, argv, "+d:h")) != -1) {
+	while ((opt = getopt(argc, argv, "+:d:h")) != -1) {
 		switch (opt) {
 		case 'd':
 			dev = optarg;
 			break;
 		case 'h':
 			usage(stdout);
-			return 0;
+			return RETIRECTL_EXIT_OK;
 		default:
-			usage(stderr);
-			return 2;
+			return bad_option(NULL, opt);
 		}
 	}
-	if (optind >= argc) {
-		usage(stderr);
-		return 2;
-	}
+	if (optind >= argc)
+		return bad_usage("no command");
 	cmd = argv[optind];
 	argc -= optind;
 	argv += optind;
 	optind = 1;
+	/* a command that does not set it gets getopt()'s own messages */
+	opterr = 1;
 
-	if (!strcmp(cmd, "info")) {
-		if (argc != 1) {
-			usage(stderr);
-			return 2;
-		}
-		return cmd_info(dev);
+	for (i = 0; i < ARRAY_SIZE(commands); i++)
+		if (!strcmp(cmd, commands[i].name))
+			break;
+	if (i == ARRAY_SIZE(commands))
+		return bad_usage("unknown command '%s'", cmd);
+	ret = commands[i].fn(dev, argc, argv);
+
+	/* output that never arrived is a failure, whatever the command did */
+	if (fflush(stdout) == EOF || ferror(stdout)) {
+		fprintf(stderr, "retirectl: write: %s\n", strerror(errno));
+		if (ret == RETIRECTL_EXIT_OK)
+			ret = RETIRECTL_EXIT_FAIL;
 	}
-	if (!strcmp(cmd, "stats"))
-		return cmd_stats(argc, argv);
-	if (!strcmp(cmd, "monitor"))
-		return cmd_monitor(argc, argv);
-
-	fprintf(stderr, "retirectl: unknown command '%s'\n", cmd);
-	usage(stderr);
-	return 2;
+	return ret;
 }

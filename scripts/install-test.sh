@@ -1,0 +1,203 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Install libretire and retirectl into a scratch DESTDIR and check the
+# result as a user of the installed files would meet it: the layout, the
+# shared library's SONAME and symbol versions, a man page for every
+# exported function, and a separate program (userspace/tests/
+# pkgconfig_check.c) built with nothing but pkg-config's flags, against
+# the shared library and against libretire.a, and run. Needs no module.
+#
+# One line per check ("ok ..." or "FAIL ..."); exits 1 if any failed.
+# KEEP=1 keeps the DESTDIR and says where it is.
+set -uo pipefail
+. "$(dirname "$0")/lib.sh"
+cd "$RETIRE_TOP"
+
+prefix=/usr/local
+tmp=$(mktemp -d /tmp/retire-install.XXXXXX) || die "mktemp failed"
+if [ -n "${KEEP:-}" ]; then
+	echo "DESTDIR kept in $tmp"
+else
+	trap 'rm -rf "$tmp"' EXIT
+fi
+root=$tmp$prefix
+lib=$root/lib
+map=userspace/lib/libretire.map
+failed=0
+
+ok() { echo "ok   $*"; }
+fail() {
+	echo "FAIL $*"
+	failed=$((failed + 1))
+}
+# check DESCRIPTION COMMAND...: ok if the command succeeds
+check() {
+	local what=$1
+	shift
+	if "$@"; then ok "$what"; else fail "$what"; fi
+}
+
+# the exported functions, from the version script's global: list
+exported() {
+	sed -n '/global:/,/local:/{s/^[[:space:]]*\([a-z_][a-z0-9_]*\);.*/\1/p}' "$map"
+}
+
+log=$tmp/make.log
+if ! make -s -C userspace install DESTDIR="$tmp" PREFIX="$prefix" >"$log" 2>&1; then
+	cat "$log"
+	fail "make -C userspace install DESTDIR=... PREFIX=$prefix"
+	echo "1 failed: nothing installed to check"
+	exit 1
+fi
+ok "make -C userspace install DESTDIR=... PREFIX=$prefix"
+
+# --- the layout --------------------------------------------------------
+check "lib/libretire.so.1.0.0 is a file" test -f "$lib/libretire.so.1.0.0" -a ! -L "$lib/libretire.so.1.0.0"
+check "lib/libretire.so.1 -> libretire.so.1.0.0" \
+	test "$(readlink "$lib/libretire.so.1")" = libretire.so.1.0.0
+check "lib/libretire.so -> libretire.so.1" \
+	test "$(readlink "$lib/libretire.so")" = libretire.so.1
+check "lib/libretire.a is a file" test -f "$lib/libretire.a" -a ! -L "$lib/libretire.a"
+check "lib/pkgconfig/libretire.pc" test -f "$lib/pkgconfig/libretire.pc"
+check "include/retire/libretire.h" test -f "$root/include/retire/libretire.h"
+check "include/retire/linux/retire.h" test -f "$root/include/retire/linux/retire.h"
+check "include/retire/linux/retire_netlink.h" \
+	test -f "$root/include/retire/linux/retire_netlink.h"
+check "no header outside include/retire/" \
+	test -z "$(find "$root/include" -type f ! -path "$root/include/retire/*")"
+check "bin/retirectl is executable" test -x "$root/bin/retirectl"
+check "share/man/man7/libretire.7" test -f "$root/share/man/man7/libretire.7"
+check "share/man/man8/retirectl.8" test -f "$root/share/man/man8/retirectl.8"
+check "libretire.pc names PREFIX, not DESTDIR" \
+	grep -qx "prefix=$prefix" "$lib/pkgconfig/libretire.pc"
+
+nsyms=$(exported | wc -l)
+[ "$nsyms" -gt 0 ] || fail "$map lists no function"
+missing=
+for s in $(exported); do
+	[ -f "$root/share/man/man3/$s.3" ] || missing="$missing $s"
+done
+if [ -z "$missing" ]; then
+	ok "share/man/man3 has a page for each of the $nsyms exported functions"
+else
+	fail "share/man/man3 has no page for:$missing"
+fi
+# a page that names no exported function is left over from a rename
+extra=
+for m in "$root"/share/man/man3/*.3; do
+	[ -e "$m" ] || continue
+	s=$(basename "$m" .3)
+	exported | grep -qx "$s" || extra="$extra $s"
+done
+if [ -z "$extra" ]; then
+	ok "every page in share/man/man3 is an exported function's"
+else
+	fail "pages in share/man/man3 for no exported function:$extra"
+fi
+
+# --- the shared library's ABI ------------------------------------------
+so=$lib/libretire.so.1.0.0
+soname=$(objdump -p "$so" | awk '$1 == "SONAME" { print $2 }')
+check "SONAME is libretire.so.1 (objdump -p: ${soname:-none})" \
+	test "$soname" = libretire.so.1
+
+# every defined dynamic symbol: NAME@@VERSION (the default version)
+dynsyms=$(readelf --dyn-syms -W "$so" |
+	awk '$7 != "UND" && $4 == "FUNC" { print $8 }' | sort)
+bad=
+for s in $(exported); do
+	grep -qx "$s@@LIBRETIRE_1.0" <<<"$dynsyms" || bad="$bad $s"
+done
+if [ -z "$bad" ]; then
+	ok "each of the $nsyms exported functions is NAME@@LIBRETIRE_1.0"
+else
+	fail "not exported as @@LIBRETIRE_1.0:$bad"
+fi
+extra=$(sed 's/@.*//' <<<"$dynsyms" | grep -vxF -f <(exported) || true)
+if [ -z "$extra" ]; then
+	ok "the library exports no function the version script does not list"
+else
+	fail "exported but not in $map: $(echo $extra)"
+fi
+check "the only version defined is LIBRETIRE_1.0" \
+	test "$(readelf -V -W "$so" | awk '/Version definition/,/Version needs/' |
+		grep -o 'Name: [A-Za-z0-9_.]*' | grep -v 'Name: libretire.so.1$' |
+		sort -u)" = "Name: LIBRETIRE_1.0"
+
+# --- a program built with pkg-config's flags ---------------------------
+# the DESTDIR's .pc first, then the system's (for libnl-genl-3.0), but no
+# /usr/local: an install there must not stand in for this one
+syspc=$(pkg-config --variable pc_path pkg-config | tr ':' '\n' |
+	grep -v '^/usr/local' | paste -sd:)
+export PKG_CONFIG_SYSROOT_DIR=$tmp
+export PKG_CONFIG_LIBDIR=$lib/pkgconfig:$syspc
+unset PKG_CONFIG_PATH
+
+check "pkg-config finds libretire 1.0.0" \
+	test "$(pkg-config --modversion libretire 2>&1)" = 1.0.0
+cflags=$(pkg-config --cflags libretire) || fail "pkg-config --cflags libretire"
+libs=$(pkg-config --libs libretire) || fail "pkg-config --libs libretire"
+slibs=$(pkg-config --static --libs libretire) ||
+	fail "pkg-config --static --libs libretire"
+echo "     cflags: $cflags"
+echo "     libs: $libs"
+echo "     static libs: $slibs"
+
+prog=userspace/tests/pkgconfig_check.c
+CC=${CC:-cc}
+WARN="-Wall -Wextra -Werror"
+
+# the headers it compiled are the DESTDIR's, not another copy
+from_destdir() {
+	local deps
+	deps=$($CC $cflags -M "$prog") &&
+		grep -q "$root/include/retire/libretire.h" <<<"$deps" &&
+		grep -q "$root/include/retire/linux/retire.h" <<<"$deps" &&
+		grep -q "$root/include/retire/linux/retire_netlink.h" <<<"$deps"
+}
+check "the program includes libretire.h and linux/retire*.h from the DESTDIR" \
+	from_destdir
+
+# shared: cc $(pkg-config --cflags) prog.c $(pkg-config --libs)
+if $CC $WARN $cflags -o "$tmp/check-shared" "$prog" $libs -pthread; then
+	ok "the program builds against libretire.so"
+	needed=$(readelf -d "$tmp/check-shared" | grep -o 'Shared library: \[[^]]*\]')
+	check "it needs libretire.so.1" grep -q 'libretire.so.1\]' <<<"$needed"
+	resolved=$(LD_LIBRARY_PATH=$lib ldd "$tmp/check-shared" | awk '$1 == "libretire.so.1" { print $3 }')
+	check "libretire.so.1 resolves into the DESTDIR (${resolved:-not found})" \
+		test "$resolved" = "$lib/libretire.so.1"
+	check "it runs and passes (shared)" \
+		env LD_LIBRARY_PATH="$lib" "$tmp/check-shared"
+else
+	fail "the program builds against libretire.so"
+fi
+
+# static: libretire.a, with what pkg-config --static adds for it (libnl)
+slibs_a=$(sed 's/\(^\| \)-lretire\( \|$\)/\1-Wl,-Bstatic -lretire -Wl,-Bdynamic\2/' <<<"$slibs")
+if $CC $WARN $cflags -o "$tmp/check-static" "$prog" $slibs_a -pthread; then
+	ok "the program builds against libretire.a"
+	check "it does not need libretire.so.1" \
+		sh -c "! readelf -d '$tmp/check-static' | grep -q libretire"
+	check "it runs and passes (static libretire)" \
+		env -u LD_LIBRARY_PATH "$tmp/check-static"
+else
+	fail "the program builds against libretire.a"
+fi
+
+# the installed retirectl finds the installed library by itself
+out=$(env -u LD_LIBRARY_PATH "$root/bin/retirectl" -h 2>&1)
+rc=$?
+check "the installed retirectl -h runs" test $rc = 0 -a -n "$out"
+out=$(env -u LD_LIBRARY_PATH "$root/bin/retirectl" -d /nonexistent/retire info 2>&1 >/dev/null)
+rc=$?
+check "retirectl info on a missing device: exit 1, 'retire_open_device: No such file or directory'" \
+	test $rc = 1 -a "$out" = "retirectl: retire_open_device: No such file or directory"
+
+echo
+if [ "$failed" = 0 ]; then
+	echo "install-test: all passed"
+else
+	echo "install-test: $failed failed"
+fi
+[ "$failed" = 0 ]

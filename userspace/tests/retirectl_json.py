@@ -1,0 +1,249 @@
+#!/usr/bin/python3
+# SPDX-License-Identifier: MIT
+#
+# retirectl without the module: its JSON (built from retirectl_json.c:
+# valid, strings escaped, exactly the spec's keys in order) and its command
+# line (usage errors exit 2 naming the bad argument, library failures exit
+# 1 naming the function). Run from anywhere after make -C userspace; prints
+# one line per failure, exits 1 if any.
+import json
+import os
+import subprocess
+import sys
+import tempfile
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+US = os.path.dirname(HERE)
+CTL = os.path.join(US, "retirectl", "retirectl")
+
+failures = []
+
+
+def check(cond, what):
+    if not cond:
+        failures.append(what)
+        print("FAIL " + what)
+
+
+# as in retirectl_json.c
+STRINGS = [
+    b"/dev/retire",
+    b"",
+    b"quote\" backslash\\ slash/",
+    b"\b\f\n\r\t\x01\x1f\x7f",
+    b"caf\xc3\xa9 \xe2\x82\xac \xf0\x9f\x98\x80",
+    b"bad \xff \xc0\xaf \xe2\x82 \xed\xa0\x80 \xf4\x90\x80\x80 end",
+    b"cut at the end \xe2\x82",
+    b"lone continuation \x80\xbf",
+]
+
+LIMITS = ["max_unretired", "max_active", "max_active_per_key", "max_waiting",
+          "max_tokens", "max_buffers", "max_reserved_bytes",
+          "max_pinned_bytes", "max_pool_bytes", "watchdog_ns"]
+ENGINE = ["flags", "flag_names", "latency_ns", "tick_ns", "bytes_per_tick",
+          "fail_every", "fail_submit_every", "seed", "rate_bps",
+          "burst_bytes", "finish_ns"]
+STATS = ["admitted", "refused", "completed", "failed", "cancelled",
+         "timed_out", "cancel_ok", "cancel_already", "cancel_noent",
+         "stale_engine", "stale_cancel", "stale_token", "stale_user",
+         "protocol_errors", "consumer_errors", "access_violations",
+         "retired", "tokens_out", "logical_outstanding",
+         "physical_outstanding", "owned_bytes", "owned_bytes_hwm",
+         "pinned_bytes", "buffers", "contexts", "refused_unretired",
+         "refused_reserved", "refused_waiting", "refused_quarantine",
+         "refused_injected", "refused_tokens", "refused_pinned",
+         "refused_pool", "refused_buffers", "published", "stale_published",
+         "quarantined", "quarantined_now", "evicted", "pool_bytes",
+         "engine_bytes", "device_outstanding"]
+U64_MAX = 2**64 - 1
+
+
+def load(line, what):
+    # strict: no NaN, no duplicate key, nothing but JSON
+    def no_dups(pairs):
+        keys = [k for k, _ in pairs]
+        check(len(keys) == len(set(keys)), what + ": duplicate keys")
+        return dict(pairs)
+
+    try:
+        return json.loads(line, object_pairs_hook=no_dups,
+                          parse_constant=lambda c: 1 / 0)
+    except Exception as e:
+        check(False, "%s: not JSON (%s): %r" % (what, e, line))
+        return None
+
+
+def json_checks(tmp):
+    exe = os.path.join(tmp, "retirectl_json")
+    cc = os.environ.get("CC", "cc")
+    nl = subprocess.run(["pkg-config", "--cflags", "--libs",
+                         "libnl-genl-3.0"], capture_output=True, text=True,
+                        check=True).stdout.split()
+    cmd = [cc, "-Wall", "-Wextra", "-Werror", "-Wno-unused-parameter",
+           "-D_GNU_SOURCE", "-I" + os.path.join(US, "include"),
+           "-I" + os.path.join(US, "..", "uapi"), "-I" + os.path.join(US, "retirectl"),
+           "-o", exe, os.path.join(HERE, "retirectl_json.c"),
+           os.path.join(US, "retirectl", "demo.c"),
+           os.path.join(US, "lib", "libretire.a")] + nl + ["-pthread", "-lm"]
+    r = subprocess.run(cmd, capture_output=True, text=True)
+    if r.returncode:
+        check(False, "retirectl_json.c does not build:\n" + r.stderr)
+        return
+    r = subprocess.run([exe], capture_output=True)
+    check(r.returncode == 0, "retirectl_json exits %d" % r.returncode)
+    try:
+        lines = r.stdout.decode("utf-8").splitlines()
+    except UnicodeDecodeError as e:
+        check(False, "the JSON output is not UTF-8: %s" % e)
+        return
+    check(len(lines) == len(STRINGS) + 5,
+          "%d lines, want %d" % (len(lines), len(STRINGS) + 5))
+    if len(lines) != len(STRINGS) + 5:
+        return
+
+    for raw, line in zip(STRINGS, lines):
+        doc = load(line, "string %r" % raw)
+        if doc is None:
+            continue
+        # one U+FFFD per maximal ill-formed subpart, as Python decodes
+        want = raw.decode("utf-8", errors="replace")
+        check(doc == {"s": want},
+              "json_string(%r) = %r, want %r" % (raw, doc.get("s"), want))
+    info, lim_def, lim_set, engine, stats = (
+        load(l, n) for l, n in zip(lines[len(STRINGS):],
+                                   ["info", "limits", "limits set",
+                                    "engine", "stats"]))
+
+    caps = {k: i + 1 for i, k in enumerate(LIMITS)}
+    if info is not None:
+        check(list(info) == ["device", "abi_version", "features",
+                             "feature_names", "caps", "netlink"],
+              "info keys: %s" % list(info))
+        check(info.get("device") == "/dev/\"odd\\path\n\ufffd",
+              "info device: %r" % info.get("device"))
+        check(info.get("feature_names") ==
+              ["genl", "requests", "sim", "admission", "bit40"],
+              "info feature_names: %s" % info.get("feature_names"))
+        check(info.get("features") == 15 | (1 << 40),
+              "info features: %s" % info.get("features"))
+        check(info.get("caps") == caps and list(info["caps"]) == LIMITS,
+              "info caps: %s" % info.get("caps"))
+        check(info.get("netlink") == {"family_id": 27, "abi_version": 1,
+                                      "features": 15 | (1 << 40)},
+              "info netlink: %s" % info.get("netlink"))
+    lim = {k: 100 + i for i, k in enumerate(LIMITS)}
+    lim["watchdog_ns"] = U64_MAX
+    for doc, what in ((lim_def, "limits"), (lim_set, "limits set")):
+        if doc is None:
+            continue
+        check(list(doc) == ["caps", "limits"], "%s keys: %s" % (what, list(doc)))
+        check(doc.get("caps") == caps, "%s caps: %s" % (what, doc.get("caps")))
+        check(doc.get("limits") == lim and list(doc["limits"]) == LIMITS,
+              "%s limits: %s" % (what, doc.get("limits")))
+    if engine is not None:
+        check(list(engine) == ENGINE, "engine keys: %s" % list(engine))
+        check(engine.get("flags") == 1 | 2 | 8 | (1 << 31),
+              "engine flags: %s" % engine.get("flags"))
+        check(engine.get("flag_names") == ["blocked", "hang", "violate",
+                                           "bit31"],
+              "engine flag_names: %s" % engine.get("flag_names"))
+        for i, k in enumerate(ENGINE[2:]):
+            check(engine.get(k) == 1001 + i, "engine %s: %s" % (k, engine.get(k)))
+    if stats is not None:
+        check(list(stats) == ["module", "contexts"],
+              "stats keys: %s" % list(stats))
+        mod = stats.get("module", {})
+        check(list(mod) == STATS, "stats module keys: %s" % list(mod))
+        check(mod == {k: i + 1 for i, k in enumerate(STATS)},
+              "stats module values")
+        ctxs = stats.get("contexts", [])
+        check(len(ctxs) == 2, "stats contexts: %d" % len(ctxs))
+        for n, (c, cid, pid) in enumerate(zip(ctxs, [1, U64_MAX],
+                                              [4242, 2**32 - 1])):
+            check(list(c) == ["ctx_id", "pid", "stats"],
+                  "stats context keys: %s" % list(c))
+            check(c.get("ctx_id") == cid and c.get("pid") == pid,
+                  "stats context %d id/pid: %s %s" % (n, c.get("ctx_id"),
+                                                     c.get("pid")))
+            check(c.get("stats") == {k: (n + 1) * 1000 + i
+                                     for i, k in enumerate(STATS)},
+                  "stats context %d values" % n)
+
+
+def run(*args):
+    r = subprocess.run([CTL] + list(args), capture_output=True, text=True,
+                       errors="replace")
+    return r.returncode, r.stdout, r.stderr
+
+
+def cli_checks():
+    rc, out, err = run("-h")
+    check(rc == 0 and out.startswith("usage:") and not err,
+          "retirectl -h: exit %d" % rc)
+    # usage errors: exit 2, before any library call, naming the argument
+    for args, needle in [
+            ([], "no command"),
+            (["bogus"], "'bogus'"),
+            (["-z", "info"], "'-z'"),
+            (["-d"], "'-d'"),
+            (["info", "extra"], "'extra'"),
+            (["info", "-x"], "'-x'"),
+            (["stats", "extra"], "'extra'"),
+            (["limits", "max_active=-1"], "'max_active=-1'"),
+            (["limits", "max_active=4294967296"], "'max_active=4294967296'"),
+            (["limits", "max_active=1x"], "'max_active=1x'"),
+            (["limits", "max_active="], "'max_active='"),
+            (["limits", "max_active=+1"], "'max_active=+1'"),
+            (["limits", "max_active= 1"], "'max_active= 1'"),
+            (["limits", "max_active=0x"], "'max_active=0x'"),
+            (["limits", "max_active=0x0x1"], "'max_active=0x0x1'"),
+            (["limits", "watchdog_ns=18446744073709551616"],
+             "'watchdog_ns=18446744073709551616'"),
+            (["limits", "max_active"], "'max_active'"),
+            (["limits", "nope=1"], "'nope'"),
+            (["limits", "max_active=1", "max_active=2"], "'max_active'"),
+            (["engine", "nope=1"], "'nope'"),
+            (["engine", "flags=blocked,nope"], "'flags=blocked,nope'"),
+            (["engine", "flags=blocked,"], "'flags=blocked,'"),
+            (["engine", "flags=none,hang"], "'flags=none,hang'"),
+            (["engine", "fail_every=4294967296"], "'fail_every=4294967296'"),
+            (["engine", "seed=18446744073709551616"],
+             "'seed=18446744073709551616'"),
+            (["engine", "reset", "now"], "'now'"),
+            (["monitor", "-c", "0"], "'0'"),
+            (["monitor", "-c", "-1"], "'-1'"),
+            (["monitor", "-t", "-1"], "'-1'"),
+            (["monitor", "-t", "nan"], "'nan'"),
+            (["monitor", "-c"], "'-c'"),
+    ]:
+        rc, out, err = run("-d", "/nonexistent/retire", *args)
+        first = err.splitlines()[0] if err else ""
+        check(rc == 2 and needle in first and first.startswith("retirectl: ")
+              and not out,
+              "retirectl %s: exit %d, %r (want 2 and a line naming %s)" %
+              (" ".join(args), rc, first, needle))
+    # valid lines that reach the library: exit 1, naming the function
+    for args, fn in [
+            (["info"], "retire_open_device"),
+            (["info", "-j"], "retire_open_device"),
+            (["limits", "-j", "max_active=0x10", "watchdog_ns=0"],
+             "retire_open_device"),
+            (["engine", "reset"], "retire_open_device"),
+    ]:
+        rc, out, err = run("-d", "/nonexistent/retire", *args)
+        check(rc == 1 and not out and
+              err == "retirectl: %s: No such file or directory\n" % fn,
+              "retirectl %s: exit %d, %r (want 1 and %s)" %
+              (" ".join(args), rc, err, fn))
+
+
+if __name__ == "__main__":
+    if not os.access(CTL, os.X_OK):
+        print("FAIL %s is not built (make -C userspace)" % CTL)
+        sys.exit(1)
+    with tempfile.TemporaryDirectory() as tmp:
+        json_checks(tmp)
+    cli_checks()
+    print("%s: retirectl JSON and command line, %d failed" %
+          ("FAIL" if failures else "ok", len(failures)))
+    sys.exit(1 if failures else 0)
