@@ -191,8 +191,8 @@ rc=$?
 check "the installed retirectl -h runs" test $rc = 0 -a -n "$out"
 out=$(env -u LD_LIBRARY_PATH "$root/bin/retirectl" -d /nonexistent/retire info 2>&1 >/dev/null)
 rc=$?
-check "retirectl info on a missing device: exit 1, 'retire_open_device: No such file or directory'" \
-	test $rc = 1 -a "$out" = "retirectl: retire_open_device: No such file or directory"
+check "retirectl info on a missing device: exit 1, 'retire_open_device: No such file or directory (ENOENT)'" \
+	test $rc = 1 -a "$out" = "retirectl: retire_open_device: No such file or directory (ENOENT)"
 
 echo
 if [ "$failed" = 0 ]; then

@@ -103,11 +103,6 @@ struct demo {
 	bool ok;
 };
 
-static int call_failed(const char *call, int ret)
-{
-	fprintf(stderr, "retirectl: demo: %s: %s\n", call, strerror(-ret));
-	return RETIRECTL_EXIT_FAIL;
-}
 
 static void check(struct demo *d, bool cond, const char *what)
 {
@@ -176,7 +171,7 @@ static int run_record(struct retire *r, const struct retire_cqe *cqe,
 		/* the owner is done with the result: the buffer may go */
 		ret = retire_retire_request(r, cqe->handle);
 		if (ret) {
-			call_failed("retire_retire_request", ret);
+			lib_fail("retire_retire_request", ret);
 			return ret;
 		}
 		break;
@@ -213,7 +208,7 @@ static int run_once(struct demo *d, bool blocked, struct run *out)
 	memset(out, 0, sizeof(*out));
 	ret = retire_open_device(&r, d->dev, 0);
 	if (ret)
-		return call_failed("retire_open_device", ret);
+		return lib_fail("retire_open_device", ret);
 	call = "retire_create_latency";
 	ret = retire_create_latency(&lat, 64);
 	if (ret)
@@ -311,7 +306,7 @@ static int run_once(struct demo *d, bool blocked, struct run *out)
 	ret = 0;
 out:
 	if (ret)
-		call_failed(call, ret);
+		lib_fail(call, ret);
 	retire_track_latency(r, NULL);
 	retire_destroy_latency(lat);
 	for (i = 0; i < NBODIES; i++)
@@ -333,7 +328,7 @@ static int trace_step(struct retire *r, struct trace *t, const char *name,
 
 	ret = retire_get_stats(r, &st, 0);
 	if (ret)
-		return call_failed("retire_get_stats", ret);
+		return lib_fail("retire_get_stats", ret);
 	s->name = name;
 	s->what = what;
 	s->logical = st.logical_outstanding;
@@ -352,9 +347,9 @@ static int trace_record(struct retire *r, __u64 handle, __u32 type,
 
 	ret = retire_reap_records(r, cqe, 1, 1, RECORD_WAIT_NS);
 	if (ret < 0)
-		return call_failed("retire_reap_records", ret);
+		return lib_fail("retire_reap_records", ret);
 	if (ret == 0)
-		return call_failed("retire_reap_records", -ETIMEDOUT);
+		return lib_fail("retire_reap_records", -ETIMEDOUT);
 	if (cqe->handle != handle || cqe->type != type) {
 		fprintf(stderr,
 			"retirectl: demo: expected record type %u for 0x%llx, read type %u for 0x%llx\n",
@@ -380,17 +375,17 @@ static int run_trace(struct demo *d, struct retire *r)
 
 	ret = set_engine(d, &cfg);
 	if (ret)
-		return call_failed("retire_set_sim_config", ret);
+		return lib_fail("retire_set_sim_config", ret);
 	ret = retire_alloc_buffer(r, TRACE_BYTES, &buf, &map);
 	if (ret)
-		return call_failed("retire_alloc_buffer", ret);
+		return lib_fail("retire_alloc_buffer", ret);
 	memset(map, 'B', TRACE_BYTES);
 
 	retire_prep_request(&sqe, buf, 0, TRACE_BYTES, RETIRE_DEV_READ, 1);
 	sqe.deadline_ns = TRACE_DEADLINE_MS * MS;
 	ret = retire_submit_requests(r, &sqe, 1);
 	if (ret != 1)
-		return call_failed("retire_submit_requests", ret ? ret : -EAGAIN);
+		return lib_fail("retire_submit_requests", ret ? ret : -EAGAIN);
 	req = sqe.handle;
 	t->slot = RETIRE_HANDLE_SLOT(req);
 	t->gen_before = RETIRE_HANDLE_GEN(req);
@@ -417,11 +412,11 @@ static int run_trace(struct demo *d, struct retire *r)
 	      "the target succeeded after its deadline");
 	ret = retire_borrow_token(r, req, &tok);
 	if (ret)
-		return call_failed("retire_borrow_token", ret);
+		return lib_fail("retire_borrow_token", ret);
 	/* the owner is done; the consumer's token keeps B */
 	ret = retire_retire_request(r, req);
 	if (ret)
-		return call_failed("retire_retire_request", ret);
+		return lib_fail("retire_retire_request", ret);
 	ret = trace_step(r, t, "target_succeeded_borrowed",
 			 "target succeeded, d returned; a consumer borrowed",
 			 t->gen_before);
@@ -438,7 +433,7 @@ static int run_trace(struct demo *d, struct retire *r)
 
 	ret = retire_return_token(r, tok, 0);
 	if (ret)
-		return call_failed("retire_return_token", ret);
+		return lib_fail("retire_return_token", ret);
 	ret = trace_record(r, req, RETIRE_REC_RETIRED, &cqe);
 	if (ret)
 		return ret;
@@ -453,7 +448,7 @@ static int run_trace(struct demo *d, struct retire *r)
 	retire_prep_request(&sqe, buf, 0, TRACE_BYTES, RETIRE_DEV_READ, 2);
 	ret = retire_submit_requests(r, &sqe, 1);
 	if (ret != 1)
-		return call_failed("retire_submit_requests", ret ? ret : -EAGAIN);
+		return lib_fail("retire_submit_requests", ret ? ret : -EAGAIN);
 	req2 = sqe.handle;
 	t->slot_after = RETIRE_HANDLE_SLOT(req2);
 	t->gen_after = RETIRE_HANDLE_GEN(req2);
@@ -466,13 +461,13 @@ static int run_trace(struct demo *d, struct retire *r)
 
 	ret = retire_get_stats(r, &st, 0);
 	if (ret)
-		return call_failed("retire_get_stats", ret);
+		return lib_fail("retire_get_stats", ret);
 	t->stale_before = st.stale_engine;
 	/* a device's late notification naming R's generation */
 	t->stale_ret = retire_inject_sim_event(r, req, 0);
 	ret = retire_get_stats(r, &st, 0);
 	if (ret)
-		return call_failed("retire_get_stats", ret);
+		return lib_fail("retire_get_stats", ret);
 	t->stale_after = st.stale_engine;
 	ret = trace_step(r, t, "stale_notification_rejected",
 			 "notification for R's generation: rejected, counted",
@@ -488,17 +483,17 @@ static int run_trace(struct demo *d, struct retire *r)
 	      "R' completes after the stale notification");
 	ret = retire_retire_request(r, req2);
 	if (ret)
-		return call_failed("retire_retire_request", ret);
+		return lib_fail("retire_retire_request", ret);
 	ret = trace_record(r, req2, RETIRE_REC_RETIRED, &cqe);
 	if (ret)
 		return ret;
 	ret = retire_unregister_buffer(r, buf);
 	if (ret)
-		return call_failed("retire_unregister_buffer", ret);
+		return lib_fail("retire_unregister_buffer", ret);
 	munmap(map, TRACE_BYTES);
 	ret = retire_get_stats(r, &t->final, 0);
 	if (ret)
-		return call_failed("retire_get_stats", ret);
+		return lib_fail("retire_get_stats", ret);
 	return 0;
 }
 
@@ -520,7 +515,7 @@ static int collect_ntf(struct demo *d, const struct retire_stats *want)
 	for (;;) {
 		got = retire_read_events(d->mon, ev, 16);
 		if (got < 0)
-			return call_failed("retire_read_events", got);
+			return lib_fail("retire_read_events", got);
 		for (i = 0; i < got; i++) {
 			if (ev[i].type != RETIRE_CMD_STALE_NTF ||
 			    ev[i].pid != (__u32)getpid() || n->n == MAX_NTF)
@@ -542,7 +537,7 @@ static int collect_ntf(struct demo *d, const struct retire_stats *want)
 		if (left <= 0)
 			return 0;	/* reported: matches stays false */
 		if (poll(&pfd, 1, left) < 0 && errno != EINTR)
-			return call_failed("poll", -errno);
+			return lib_fail("poll", -errno);
 	}
 }
 
@@ -832,16 +827,16 @@ int cmd_demo(const char *dev, int argc, char **argv)
 
 	ret = retire_open_device(&d.ctl, dev, 0);
 	if (ret)
-		return call_failed("retire_open_device", ret);
+		return lib_fail("retire_open_device", ret);
 	ret = retire_get_sim_config(d.ctl, &d.saved);
 	if (ret) {
-		status = call_failed("retire_get_sim_config", ret);
+		status = lib_fail("retire_get_sim_config", ret);
 		goto out_ctl;
 	}
 	/* subscribed before anything can go stale */
 	ret = retire_open_monitor(&d.mon, RETIRE_MONITOR_STALE);
 	if (ret) {
-		status = call_failed("retire_open_monitor", ret);
+		status = lib_fail("retire_open_monitor", ret);
 		goto out_ctl;
 	}
 
@@ -850,7 +845,7 @@ int cmd_demo(const char *dev, int argc, char **argv)
 		status = run_once(&d, true, &d.runs[1]);
 	if (!status) {
 		ret = retire_open_device(&r, dev, 0);
-		status = ret ? call_failed("retire_open_device", ret) :
+		status = ret ? lib_fail("retire_open_device", ret) :
 			 run_trace(&d, r);
 	}
 	if (!status)
@@ -862,7 +857,7 @@ int cmd_demo(const char *dev, int argc, char **argv)
 	/* the engine is module-wide: leave it as it was found */
 	ret = set_engine(&d, &d.saved);
 	if (ret && !status)
-		status = call_failed("retire_set_sim_config", ret);
+		status = lib_fail("retire_set_sim_config", ret);
 	if (status)
 		goto out_ctl;
 
@@ -872,7 +867,7 @@ int cmd_demo(const char *dev, int argc, char **argv)
 	else
 		print_text(&d);
 	if (fflush(stdout) == EOF)
-		status = call_failed("fflush", -errno);
+		status = lib_fail("fflush", -errno);
 	else if (!d.ok)
 		status = RETIRECTL_EXIT_INVARIANT;
 out_ctl:

@@ -4,7 +4,8 @@
  *
  * Every command reads what it needs first and prints afterwards, so that a
  * failure prints nothing on standard output: only "retirectl: <library
- * function>: <strerror>" on standard error. Exit status: RETIRECTL_EXIT_*.
+ * function>: <strerror> (<ENAME>)" on standard error. Exit status:
+ * RETIRECTL_EXIT_*.
  */
 #include <ctype.h>
 #include <errno.h>
@@ -217,11 +218,13 @@ static void usage(FILE *f)
 		LIBRETIRE_DEFAULT_PATH);
 }
 
-/* a library call failed: name it and its errno */
-static int lib_fail(const char *fn, int ret)
+int lib_fail(const char *fn, int ret)
 {
-	fprintf(stderr, "retirectl: %s: %s\n", fn,
-		strerror(ret < 0 ? -ret : EIO));
+	int err = ret < 0 ? -ret : EIO;
+	const char *name = strerrorname_np(err);
+
+	fprintf(stderr, "retirectl: %s: %s (%s)\n", fn, strerror(err),
+		name ? name : "?");
 	return RETIRECTL_EXIT_FAIL;
 }
 

@@ -14,6 +14,12 @@
 
 struct retire_event;
 
+/*
+ * A library call failed: "retirectl: <fn>: <strerror> (<ENAME>)" on
+ * stderr. Returns RETIRECTL_EXIT_FAIL.
+ */
+int lib_fail(const char *fn, int ret);
+
 /* a JSON string of @s, escaped, on stdout */
 void json_string(const char *s);
 /* one notification: a JSON object or a line of text, without a newline */

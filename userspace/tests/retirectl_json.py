@@ -232,7 +232,7 @@ def cli_checks():
     ]:
         rc, out, err = run("-d", "/nonexistent/retire", *args)
         check(rc == 1 and not out and
-              err == "retirectl: %s: No such file or directory\n" % fn,
+              err == "retirectl: %s: No such file or directory (ENOENT)\n" % fn,
               "retirectl %s: exit %d, %r (want 1 and %s)" %
               (" ".join(args), rc, err, fn))
 
