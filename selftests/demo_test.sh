@@ -80,12 +80,14 @@ check("both_runs_end_at_zero_owned_bytes",
                "useful %s, blocked %s" % (u["owned_bytes_after_cleanup"],
                                           b["owned_bytes_after_cleanup"])))
 # the bodies cannot finish before the bandwidth allows: 4 KiB at 1 KiB/s
-# after a 512-byte burst is 3.5 s, plus the 50 ms finish
+# after a 512-byte burst is 3.5 s from when the bucket was set, plus the
+# 50 ms finish; the bucket is set just before admission, so allow that
+# gap (an ioctl) against the latencies measured from admission
 check("useful_p95_is_the_nearest_rank_of_its_latencies",
       lambda: (len(u["successful_latencies_ms"]) == 4 and
                abs(nearest_rank(u["successful_latencies_ms"], 95) -
                    u["successful_p95_ms"]) < 0.001 and
-               u["successful_p95_ms"] >= 3550.0,
+               u["successful_p95_ms"] >= 3540.0,
                "p95 %r of %r" % (u["successful_p95_ms"],
                                  u["successful_latencies_ms"])))
 check("trace_generation_advances_by_exactly_one",

@@ -48,7 +48,7 @@
 
 #define TRACE_BYTES	4096
 #define TRACE_DEADLINE_MS 100
-#define TRACE_DEVICE_MS	400
+#define TRACE_DEVICE_MS	1000
 
 /* how long any single wait for a record may take before it is a failure */
 #define RECORD_WAIT_NS	(10000 * MS)

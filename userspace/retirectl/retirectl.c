@@ -205,7 +205,7 @@ static void usage(FILE *f)
 		"          end every sim job and lift quarantine (CAP_SYS_ADMIN)\n"
 		"  demo [-j]\n"
 		"          retirement at work on the module: useful vs blocked,\n"
-		"          a retirement trace, stale notifications (root, ~14 s)\n"
+		"          a retirement trace, stale notifications (root, ~15 s)\n"
 		"\n"
 		"  -d DEVICE  the character device (default %s)\n"
 		"  -j         one JSON object on standard output (monitor: one\n"
