@@ -411,40 +411,22 @@ unsigned long retire_netlink_stale_delay(void)
 }
 
 /**
- * retire_netlink_policy_max() - the largest attribute an op's policy takes
+ * retire_netlink_op() - the op of a command
  * @cmd: RETIRE_CMD_*
  *
- * Return: its maxattr, or -ENOENT for a command without an op. For the
- * KUnit check that the op table follows the spec.
+ * Return: the op, or NULL for a command without one (a notification). For
+ * the KUnit check that the op table follows the spec.
  */
-int retire_netlink_policy_max(u8 cmd)
+const struct genl_ops *retire_netlink_op(u8 cmd)
 {
 	unsigned int i;
 
 	for (i = 0; i < ARRAY_SIZE(retire_nl_ops); i++)
 		if (retire_nl_ops[i].cmd == cmd)
-			return retire_nl_ops[i].maxattr;
-	return -ENOENT;
-}
-EXPORT_SYMBOL_IF_KUNIT(retire_netlink_policy_max);
-
-/**
- * retire_netlink_policy() - an op's policy
- * @cmd: RETIRE_CMD_*
- *
- * Return: the policy, or NULL for a command without an op. For the KUnit
- * check that every attribute of a request's set has a type.
- */
-const struct nla_policy *retire_netlink_policy(u8 cmd)
-{
-	unsigned int i;
-
-	for (i = 0; i < ARRAY_SIZE(retire_nl_ops); i++)
-		if (retire_nl_ops[i].cmd == cmd)
-			return retire_nl_ops[i].policy;
+			return &retire_nl_ops[i];
 	return NULL;
 }
-EXPORT_SYMBOL_IF_KUNIT(retire_netlink_policy);
+EXPORT_SYMBOL_IF_KUNIT(retire_netlink_op);
 
 /**
  * retire_netlink_register() - register the generic netlink family

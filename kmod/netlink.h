@@ -4,7 +4,7 @@
 
 #include <linux/types.h>
 
-struct nla_policy;
+struct genl_ops;
 
 /* a context's cumulative stale-notification counters */
 struct retire_nl_stale {
@@ -30,7 +30,6 @@ void retire_netlink_unregister(void);
 void retire_netlink_notify_stale(const struct retire_nl_stale *s);
 void retire_netlink_notify_health(const struct retire_nl_health *h);
 unsigned long retire_netlink_stale_delay(void);
-int retire_netlink_policy_max(u8 cmd);
-const struct nla_policy *retire_netlink_policy(u8 cmd);
+const struct genl_ops *retire_netlink_op(u8 cmd);
 
 #endif /* _RETIRE_NETLINK_H */

@@ -1210,25 +1210,6 @@ FIXTURE_TEARDOWN(qowner)
 	retire_close_device(r);
 }
 
-/* poll the module-wide gauges until they equal @want (at most @ms) */
-static int wait_module_gauges(struct retire *r, const struct retire_stats *want,
-			      struct retire_stats *now, unsigned int ms)
-{
-	__u64 end = rt_now_ns() + (__u64)ms * RT_MS;
-	int ret;
-
-	for (;;) {
-		ret = rt_mstats(r, now);
-		if (ret)
-			return ret;
-		if (rt_gauges_equal(want, now))
-			return 0;
-		if (rt_now_ns() >= end)
-			return -ETIMEDOUT;
-		rt_msleep(20);
-	}
-}
-
 /*
  * The child: a context with a 200 ms watchdog and one request hung past
  * it (the parent has set HANG); it reports 'K' once the QUARANTINE record
@@ -1312,7 +1293,7 @@ TEST_F_TIMEOUT(qowner, killed_owner_with_quarantined_buffers_waits_for_reset,
 	/* the reset from another fd lets the reaper finish */
 	ASSERT_EQ(0, rt_set_latency(self->r, 0, 0));
 	ASSERT_EQ(0, retire_reset_sim(self->r));
-	EXPECT_EQ(0, wait_module_gauges(self->r, &self->base, &m, 5000));
+	EXPECT_EQ(0, rt_wait_module_gauges(self->r, &self->base, &m, 5000));
 	EXPECT_EQ(self->base.contexts, m.contexts);
 	EXPECT_EQ(self->base.physical_outstanding, m.physical_outstanding);
 	EXPECT_EQ(self->base.owned_bytes, m.owned_bytes);

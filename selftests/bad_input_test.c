@@ -620,19 +620,6 @@ TEST_F(bad, get_stats_rejects_bad_flags_and_honours_size)
 
 /* ---- the sim engine ----------------------------------------------------- */
 
-#define EXPECT_SIM_CONFIG_EQ(want, got) do {				\
-	EXPECT_EQ((want).flags, (got).flags);				\
-	EXPECT_EQ((want).latency_ns, (got).latency_ns);			\
-	EXPECT_EQ((want).tick_ns, (got).tick_ns);			\
-	EXPECT_EQ((want).bytes_per_tick, (got).bytes_per_tick);		\
-	EXPECT_EQ((want).fail_every, (got).fail_every);			\
-	EXPECT_EQ((want).fail_submit_every, (got).fail_submit_every);	\
-	EXPECT_EQ((want).seed, (got).seed);				\
-	EXPECT_EQ((want).rate_bps, (got).rate_bps);			\
-	EXPECT_EQ((want).burst_bytes, (got).burst_bytes);		\
-	EXPECT_EQ((want).finish_ns, (got).finish_ns);			\
-} while (0)
-
 TEST_F(bad, sim_config_rejects_unknown_op_flags_and_reserved)
 {
 	struct retire_sim_config known, cfg;

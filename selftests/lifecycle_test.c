@@ -953,37 +953,6 @@ static int register_unmapped(struct retire *r, __u64 len, __u64 *handle)
 	return ret;
 }
 
-/* poll the module-wide gauges until they equal @want (at most @ms) */
-static int wait_module_gauges(struct retire *r, const struct retire_stats *want,
-			      struct retire_stats *now, unsigned int ms)
-{
-	__u64 end = rt_now_ns() + (__u64)ms * RT_MS;
-	int ret;
-
-	for (;;) {
-		ret = rt_mstats(r, now);
-		if (ret)
-			return ret;
-		if (rt_gauges_equal(want, now))
-			return 0;
-		if (rt_now_ns() >= end)
-			return -ETIMEDOUT;
-		rt_msleep(20);
-	}
-}
-
-#define EXPECT_GAUGES_EQ(want, now) do {				\
-	EXPECT_EQ((want).tokens_out, (now).tokens_out);			\
-	EXPECT_EQ((want).logical_outstanding, (now).logical_outstanding); \
-	EXPECT_EQ((want).physical_outstanding, (now).physical_outstanding); \
-	EXPECT_EQ((want).owned_bytes, (now).owned_bytes);		\
-	EXPECT_EQ((want).pinned_bytes, (now).pinned_bytes);		\
-	EXPECT_EQ((want).buffers, (now).buffers);			\
-	EXPECT_EQ((want).contexts, (now).contexts);			\
-	EXPECT_EQ((want).pool_bytes, (now).pool_bytes);			\
-	EXPECT_EQ((want).quarantined_now, (now).quarantined_now);	\
-} while (0)
-
 TEST_F(owner, exit6_closed_fd_reused_number_is_a_new_context)
 {
 	struct retire_stats st, m, want;
@@ -1030,13 +999,13 @@ TEST_F(owner, exit6_closed_fd_reused_number_is_a_new_context)
 	/* the module's reaper retires A's request and frees A */
 	want = self->base;
 	want.contexts = self->base.contexts + 1;
-	EXPECT_EQ(0, wait_module_gauges(self->r, &want, &m, 5000));
+	EXPECT_EQ(0, rt_wait_module_gauges(self->r, &want, &m, 5000));
 	EXPECT_GAUGES_EQ(want, m);
 	EXPECT_EQ(self->base.admitted + 1, m.admitted);
 	EXPECT_EQ(self->base.retired + 1, m.retired);
 
 	retire_close_device(b);
-	EXPECT_EQ(0, wait_module_gauges(self->r, &self->base, &m, 5000));
+	EXPECT_EQ(0, rt_wait_module_gauges(self->r, &self->base, &m, 5000));
 	EXPECT_GAUGES_EQ(self->base, m);
 }
 
@@ -1152,7 +1121,7 @@ static void killed_owner(struct __test_metadata *_metadata,
 	EXPECT_EQ(self->base.contexts + 1, m.contexts);
 
 	/* the reaper consumes every record, returns the tokens, retires */
-	EXPECT_EQ(0, wait_module_gauges(self->r, &self->base, &m, 8000));
+	EXPECT_EQ(0, rt_wait_module_gauges(self->r, &self->base, &m, 8000));
 	EXPECT_GAUGES_EQ(self->base, m);
 	EXPECT_EQ(m.admitted - self->base.admitted,
 		  m.retired - self->base.retired);

@@ -542,30 +542,6 @@ static void rnl_put_engine(struct rnl *rn, struct nlmsghdr *nlh,
 			engine_attrs[i].size);
 }
 
-#define EXPECT_SIM_CONFIG_EQ(want, got) do {				\
-	EXPECT_EQ((want).flags, (got).flags);				\
-	EXPECT_EQ((want).latency_ns, (got).latency_ns);			\
-	EXPECT_EQ((want).tick_ns, (got).tick_ns);			\
-	EXPECT_EQ((want).bytes_per_tick, (got).bytes_per_tick);		\
-	EXPECT_EQ((want).fail_every, (got).fail_every);			\
-	EXPECT_EQ((want).fail_submit_every, (got).fail_submit_every);	\
-	EXPECT_EQ((want).seed, (got).seed);				\
-	EXPECT_EQ((want).rate_bps, (got).rate_bps);			\
-	EXPECT_EQ((want).burst_bytes, (got).burst_bytes);		\
-} while (0)
-
-static bool sim_config_eq(const struct retire_sim_config *a,
-			  const struct retire_sim_config *b)
-{
-	return a->flags == b->flags && a->latency_ns == b->latency_ns &&
-	       a->tick_ns == b->tick_ns &&
-	       a->bytes_per_tick == b->bytes_per_tick &&
-	       a->fail_every == b->fail_every &&
-	       a->fail_submit_every == b->fail_submit_every &&
-	       a->seed == b->seed && a->rate_bps == b->rate_bps &&
-	       a->burst_bytes == b->burst_bytes;
-}
-
 /* a valid configuration with every knob non-zero but fail_every */
 static void sim_config_a(struct retire_sim_config *c)
 {
@@ -579,6 +555,7 @@ static void sim_config_a(struct retire_sim_config *c)
 	c->seed = 42;
 	c->rate_bps = 1ULL << 30;
 	c->burst_bytes = 4096;
+	c->finish_ns = 11 * RT_MS;
 }
 
 /* another valid one, different in every knob */
@@ -595,6 +572,7 @@ static void sim_config_b(struct retire_sim_config *c)
 	c->seed = 3;
 	c->rate_bps = 64 * 1024;
 	c->burst_bytes = 8192;
+	c->finish_ns = 5 * RT_MS;
 }
 
 /* ==== the monitor's events ============================================== */
@@ -1262,7 +1240,7 @@ TEST_F(nl, engine_set_validates_like_the_ioctl)
 			       ack.err, ack.msg);
 		}
 		ASSERT_EQ(0, retire_get_sim_config(self->r, &got));
-		EXPECT_TRUE(sim_config_eq(&known, &got)) {
+		EXPECT_TRUE(rt_sim_config_eq(&known, &got)) {
 			TH_LOG("case %d changed the engine", i);
 		}
 	}
@@ -1302,7 +1280,7 @@ TEST_F(nl, engine_set_needs_cap_net_admin)
 		memset(&g, 0, sizeof(g));
 		if (retire_query_engine(cnl, &g))
 			_exit(12);
-		if (!sim_config_eq(&g, &known))
+		if (!rt_sim_config_eq(&g, &known))
 			_exit(13);
 		sim_config_b(&s);
 		if (retire_configure_engine(cnl, &s) != -EPERM)
@@ -1318,7 +1296,7 @@ TEST_F(nl, engine_set_needs_cap_net_admin)
 			_exit(16);
 		rnl_begin(&crn, crn.family, NLM_F_ACK, RETIRE_CMD_ENGINE_GET);
 		if (rnl_xfer(&crn, nl_engine_cb, &ne, &ack) || ack.err ||
-		    !sim_config_eq(&ne.cfg, &known))
+		    !rt_sim_config_eq(&ne.cfg, &known))
 			_exit(17);
 		rnl_close(&crn);
 		_exit(0);

@@ -114,6 +114,34 @@ static inline void rt_sim_neutral(struct retire *r)
 	retire_reset_sim(r);
 }
 
+/* every knob of two sim engine configurations (not op or reserved) */
+static inline bool rt_sim_config_eq(const struct retire_sim_config *a,
+				    const struct retire_sim_config *b)
+{
+	return a->flags == b->flags && a->latency_ns == b->latency_ns &&
+	       a->tick_ns == b->tick_ns &&
+	       a->bytes_per_tick == b->bytes_per_tick &&
+	       a->fail_every == b->fail_every &&
+	       a->fail_submit_every == b->fail_submit_every &&
+	       a->seed == b->seed && a->rate_bps == b->rate_bps &&
+	       a->burst_bytes == b->burst_bytes &&
+	       a->finish_ns == b->finish_ns;
+}
+
+/* the same, knob by knob, so that a failure names the knob */
+#define EXPECT_SIM_CONFIG_EQ(want, got) do {				\
+	EXPECT_EQ((want).flags, (got).flags);				\
+	EXPECT_EQ((want).latency_ns, (got).latency_ns);			\
+	EXPECT_EQ((want).tick_ns, (got).tick_ns);			\
+	EXPECT_EQ((want).bytes_per_tick, (got).bytes_per_tick);		\
+	EXPECT_EQ((want).fail_every, (got).fail_every);			\
+	EXPECT_EQ((want).fail_submit_every, (got).fail_submit_every);	\
+	EXPECT_EQ((want).seed, (got).seed);				\
+	EXPECT_EQ((want).rate_bps, (got).rate_bps);			\
+	EXPECT_EQ((want).burst_bytes, (got).burst_bytes);		\
+	EXPECT_EQ((want).finish_ns, (got).finish_ns);			\
+} while (0)
+
 /* ---- requests ----------------------------------------------------------- */
 
 /*
@@ -440,6 +468,41 @@ static inline int rt_gauges_equal(const struct retire_stats *a,
 	       a->pinned_bytes == b->pinned_bytes &&
 	       a->buffers == b->buffers &&
 	       a->contexts == b->contexts;
+}
+
+/* rt_gauges_equal(), gauge by gauge, so that a failure names the gauge */
+#define EXPECT_GAUGES_EQ(want, now) do {				\
+	EXPECT_EQ((want).tokens_out, (now).tokens_out);			\
+	EXPECT_EQ((want).quarantined_now, (now).quarantined_now);	\
+	EXPECT_EQ((want).pool_bytes, (now).pool_bytes);			\
+	EXPECT_EQ((want).logical_outstanding, (now).logical_outstanding); \
+	EXPECT_EQ((want).physical_outstanding, (now).physical_outstanding); \
+	EXPECT_EQ((want).device_outstanding, (now).device_outstanding);	\
+	EXPECT_EQ((want).owned_bytes, (now).owned_bytes);		\
+	EXPECT_EQ((want).pinned_bytes, (now).pinned_bytes);		\
+	EXPECT_EQ((want).buffers, (now).buffers);			\
+	EXPECT_EQ((want).contexts, (now).contexts);			\
+} while (0)
+
+/* poll the module-wide gauges until they equal @want (at most @ms) */
+static inline int rt_wait_module_gauges(struct retire *r,
+					const struct retire_stats *want,
+					struct retire_stats *now,
+					unsigned int ms)
+{
+	__u64 end = rt_now_ns() + (__u64)ms * RT_MS;
+	int ret;
+
+	for (;;) {
+		ret = rt_mstats(r, now);
+		if (ret)
+			return ret;
+		if (rt_gauges_equal(want, now))
+			return 0;
+		if (rt_now_ns() >= end)
+			return -ETIMEDOUT;
+		rt_msleep(20);
+	}
 }
 
 /*

@@ -57,19 +57,25 @@ void retire_destroy_latency(struct retire_latency *l)
 	free(l);
 }
 
+/* keep @ns, or count it dropped when the set is full (-ENOSPC) */
+static int retire_latency_append_locked(struct retire_latency *l, __u64 ns)
+{
+	if (l->nr == l->cap) {
+		l->dropped++;
+		return -ENOSPC;
+	}
+	l->obs[l->nr++] = ns;
+	return 0;
+}
+
 int retire_add_latency(struct retire_latency *l, __u64 ns)
 {
-	int ret = 0;
+	int ret;
 
 	if (!l)
 		return -EINVAL;
 	pthread_mutex_lock(&l->lock);
-	if (l->nr < l->cap) {
-		l->obs[l->nr++] = ns;
-	} else {
-		l->dropped++;
-		ret = -ENOSPC;
-	}
+	ret = retire_latency_append_locked(l, ns);
 	pthread_mutex_unlock(&l->lock);
 	return ret;
 }
@@ -186,15 +192,22 @@ int retire_get_percentile(struct retire_latency *l, double pct, __u64 *ns)
 	return 0;
 }
 
-/* what retire_reap_records() feeds a tracked set: successful completions */
+/*
+ * What retire_reap_records() feeds a tracked set: successful completions,
+ * the whole batch under one lock.
+ */
 void __retire_latency_feed(struct retire_latency *l,
 			   const struct retire_cqe *cqes, unsigned int nr)
 {
 	unsigned int i;
 
-	for (i = 0; i < nr; i++)
-		if (cqes[i].type == RETIRE_REC_TERMINAL &&
-		    cqes[i].outcome == RETIRE_OUTCOME_COMPLETED &&
-		    cqes[i].flags & RETIRE_CQE_F_MEASURED)
-			retire_add_latency(l, cqes[i].latency_ns);
+	pthread_mutex_lock(&l->lock);
+	for (i = 0; i < nr; i++) {
+		if (cqes[i].type != RETIRE_REC_TERMINAL ||
+		    cqes[i].outcome != RETIRE_OUTCOME_COMPLETED ||
+		    !(cqes[i].flags & RETIRE_CQE_F_MEASURED))
+			continue;
+		retire_latency_append_locked(l, cqes[i].latency_ns);
+	}
+	pthread_mutex_unlock(&l->lock);
 }

@@ -649,8 +649,9 @@ static void print_text(const struct demo *d)
 		const struct step *s = &t->steps[i];
 		char gen[24];
 
-		if (!strcmp(s->name, "token_returned_retired"))
-			snprintf(gen, sizeof(gen), "%u -> %u", t->gen_before,
+		/* the state where the generation moved on shows the move */
+		if (i && s->gen != s[-1].gen)
+			snprintf(gen, sizeof(gen), "%u -> %u", s[-1].gen,
 				 s->gen);
 		else
 			snprintf(gen, sizeof(gen), "%u", s->gen);

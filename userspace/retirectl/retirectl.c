@@ -944,8 +944,8 @@ static int engine_reset(const char *dev, int json)
 
 /*
  * engine-get, or a read-modify-write with engine-set. Another writer may
- * come between the read and the write: engine-set sends every field, so
- * the last write wins whole.
+ * come between the read and the write: engine-set sets every knob (one
+ * not sent is 0), so the last write wins whole.
  */
 static int cmd_engine(const char *dev, int argc, char **argv)
 {
