@@ -19,8 +19,10 @@
 # same paths. It writes only to tmpfs and to the output directory.
 #
 # Exit status: CMD's, or 1 if the guest's kernel logged a BUG, WARNING,
-# KASAN, UBSAN, lockdep, DMA-API or kmemleak report, or was tainted by one,
-# or the VM did not finish within the bound.
+# KASAN, UBSAN, lockdep, DMA-API or kmemleak report, a lockup, an RCU
+# stall or a hung task (each panics the guest, with every CPU's stack on
+# the console), or was tainted by one, or brought up fewer CPUs than it
+# was given, or the VM did not finish within the bound.
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
@@ -101,7 +103,7 @@ fi
 if [ -n "$outdir" ]; then
 	mkdir -p "$outdir"
 	outdir=$(cd "$outdir" && pwd)
-	rm -f "$outdir"/{output,rc,console.log,dmesg,kmemleak,unload,taint,guest.sh,cmd,problems,selftests.tap} \
+	rm -f "$outdir"/{output,rc,console.log,dmesg,kmemleak,unload,taint,cpus,guest.sh,cmd,problems,selftests.tap} \
 		"$outdir"/kunit-*.ktap
 else
 	outdir=$(mktemp -d /tmp/retire-vm.XXXXXX)
@@ -115,6 +117,7 @@ export HOME=/tmp LANG=C.UTF-8 RETIRE_IN_VM=1
 O=/tmp/out
 kl=/sys/kernel/debug/kmemleak
 cat /proc/sys/kernel/tainted >\$O/taint
+grep -c '^processor' /proc/cpuinfo >\$O/cpus
 # forget what the kernel's own boot leaked: only what follows counts
 if [ -w \$kl ]; then echo scan >\$kl; echo clear >\$kl; fi
 cd $(printf %q "$RETIRE_TOP")
@@ -142,13 +145,22 @@ cat /proc/sys/kernel/tainted >>\$O/taint
 dmesg >\$O/dmesg
 GUEST
 
+# a freeze fails the run with the stuck CPUs' stacks, not with a timeout:
+# lockups, RCU stalls and hung tasks panic (panic=-1 then ends the VM at
+# once). A CPU spinning with interrupts off is caught by the hard-lockup
+# detector where the kernel has a buddy one (the debug kernel: QEMU's TCG
+# has no PMU for the perf one), else by the other CPU's RCU stall warning.
+watch="softlockup_panic=1 softlockup_all_cpu_backtrace=1"
+watch="$watch nmi_watchdog=panic hardlockup_all_cpu_backtrace=1"
+watch="$watch hung_task_panic=1 sysctl.kernel.panic_on_rcu_stall=1"
+cpus=2
 rc=0
 timeout --kill-after=10 "$bound" qemu-system-x86_64 \
-	-accel tcg -cpu max -smp 2 -m "$mem" \
+	-accel tcg -cpu max -smp "$cpus" -m "$mem" \
 	-display none -monitor none -no-reboot \
 	-serial "file:$outdir/console.log" \
 	-kernel "$image" -initrd "$initrd" \
-	-append "console=ttyS0 panic=-1 printk.devkmsg=on retire_top=$RETIRE_TOP" \
+	-append "console=ttyS0 panic=-1 $watch printk.devkmsg=on retire_top=$RETIRE_TOP" \
 	-virtfs "local,path=$RETIRE_TOP,mount_tag=tree,security_model=none,readonly=on,multidevs=remap" \
 	-virtfs "local,path=/,mount_tag=hostroot,security_model=none,readonly=on,multidevs=remap" \
 	-virtfs "local,path=$outdir,mount_tag=out,security_model=none,multidevs=remap" \
@@ -173,8 +185,12 @@ fi
 while read -r line; do
 	[ -n "$line" ] && problem "kernel: $line"
 done < <(cat "$outdir/console.log" "$outdir/dmesg" 2>/dev/null |
-	grep -E 'BUG:|WARNING:|\] ------------\[ cut here \]|Kernel panic|Oops|general protection fault|KASAN:|UBSAN:|ODEBUG:|DMA-API: .*(driver|device|disabling)|kmemleak: [0-9]+ new suspected|list_(add|del) corruption|refcount_t:|INFO: task .* blocked|self-detected stall|rcu_preempt detected stalls|Call Trace:' |
+	grep -E 'BUG:|WARNING:|hard LOCKUP|detected stalls|\] ------------\[ cut here \]|Kernel panic|Oops|general protection fault|KASAN:|UBSAN:|ODEBUG:|DMA-API: .*(driver|device|disabling)|kmemleak: [0-9]+ new suspected|list_(add|del) corruption|refcount_t:|INFO: task .* blocked|self-detected stall|rcu_preempt detected stalls|Call Trace:' |
 	tr -d '\r' | sed 's/^\[ *[0-9.]*\] //' | sort -u | head -n 20)
+# a guest short of CPUs cannot show a race between two of them
+if [ -s "$outdir/cpus" ] && [ "$(cat "$outdir/cpus")" -lt "$cpus" ]; then
+	problem "the guest brought up $(cat "$outdir/cpus") of its $cpus CPUs"
+fi
 if [ -s "$outdir/kmemleak" ]; then
 	problem "kmemleak: $(grep -c '^unreferenced object' "$outdir/kmemleak") leaked objects:"
 	head -n 30 "$outdir/kmemleak" | sed 's/^/  /' >&2
