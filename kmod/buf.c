@@ -1,9 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Buffers: pages the module allocates (charged to the caller's memory
- * cgroup, mappable with mmap) or the caller's memory pinned long-term
- * (charged to RLIMIT_MEMLOCK on the caller's mm, uncharged on the same
- * mm). A buffer leaves its context only while FREE.
+ * cgroup, mappable with mmap) or the caller's memory pinned long-term. As
+ * io_uring does, pinned pages are charged to the registering *user*
+ * (user->locked_vm against RLIMIT_MEMLOCK, unless CAP_IPC_LOCK), not to
+ * one mm: a fork or an exec starts no fresh allowance, and the charge
+ * lives exactly as long as the pin. The registering mm's pinned_vm (VmPin)
+ * shows them too. A buffer leaves its context only while FREE.
  *
  * Locking: pages are allocated, pinned and charged before any lock of
  * the context is taken (pinning takes mmap_lock), and released after. The
@@ -16,6 +19,8 @@
 #include <linux/highmem.h>
 #include <linux/mm.h>
 #include <linux/sched/mm.h>
+#include <linux/sched/signal.h>
+#include <linux/sched/user.h>
 #include <linux/slab.h>
 #include <linux/vmalloc.h>
 #include <kunit/visibility.h>
@@ -26,17 +31,86 @@
 #include "ctx.h"
 #include "stats.h"
 
-/* mmap offsets: slot index + 1 in the upper 32 bits, page-aligned */
-#define RETIRE_MMAP_SHIFT	32
+/*
+ * mmap offsets name one incarnation of a buffer: the slot index + 1 above
+ * the low RETIRE_MMAP_GEN_BITS bits of its generation, page-aligned. Buffer
+ * slots are exhausted when their generation reaches RETIRE_MMAP_GEN_MAX,
+ * so an offset, like a handle, never names a later buffer. The largest
+ * offset stays below 2^62, within a character device's MAX_LFS_FILESIZE.
+ */
+#define RETIRE_MMAP_GEN_BITS	25
+#define RETIRE_MMAP_GEN_MAX	((u32)BIT(RETIRE_MMAP_GEN_BITS) - 1)
+#define RETIRE_MMAP_SLOT_SHIFT	(PAGE_SHIFT + RETIRE_MMAP_GEN_BITS)
+
+static_assert(RETIRE_MMAP_SLOT_SHIFT + 25 <= 62);
+
+static u64 retire_buf_mmap_offset(u64 handle)
+{
+	return (u64)(retire_handle_slot(handle) + 1) << RETIRE_MMAP_SLOT_SHIFT |
+	       (u64)retire_handle_gen(handle) << PAGE_SHIFT;
+}
+
+/* the buffer handle an mmap offset names, or 0 if it names none */
+static u64 retire_buf_mmap_handle(u64 off)
+{
+	u64 slot = off >> RETIRE_MMAP_SLOT_SHIFT;
+
+	if (!slot || slot > RETIRE_SLOT_MAX || !PAGE_ALIGNED(off))
+		return 0;
+	return retire_handle_make(RETIRE_KIND_BUF, slot - 1,
+				  (off >> PAGE_SHIFT) & RETIRE_MMAP_GEN_MAX);
+}
 
 /* a buffer's memory, on its way in or out of the table */
 struct retire_buf_mem {
 	struct page **pages;
 	u32 nr_pages;
 	struct mm_struct *mm;
+	struct user_struct *charged;
 	bool user;
 	bool dirty;
 };
+
+/*
+ * Charge @nr pinned pages to the caller's user against RLIMIT_MEMLOCK
+ * (CAP_IPC_LOCK is exempt, and then nobody is charged), and show them in
+ * the caller's VmPin.
+ */
+static int retire_buf_charge(struct retire_buf_mem *m, u32 nr)
+{
+	unsigned long limit = rlimit(RLIMIT_MEMLOCK) >> PAGE_SHIFT;
+	struct user_struct *user = NULL;
+	unsigned long cur, next;
+
+	if (!capable(CAP_IPC_LOCK)) {
+		user = get_uid(current_user());
+		cur = atomic_long_read(&user->locked_vm);
+		do {
+			next = cur + nr;
+			if (next > limit) {
+				free_uid(user);
+				return -ENOMEM;
+			}
+		} while (!atomic_long_try_cmpxchg(&user->locked_vm, &cur, next));
+	}
+	m->charged = user;
+	m->mm = current->mm;
+	mmgrab(m->mm);
+	atomic64_add(nr, &m->mm->pinned_vm);
+	return 0;
+}
+
+static void retire_buf_uncharge(struct retire_buf_mem *m, u32 nr)
+{
+	atomic64_sub(nr, &m->mm->pinned_vm);
+	mmdrop(m->mm);
+	m->mm = NULL;
+	if (m->charged) {
+		atomic_long_sub(nr, &m->charged->locked_vm);
+		free_uid(m->charged);
+		m->charged = NULL;
+	}
+}
 
 static void retire_buf_mem_free(struct retire_buf_mem *m)
 {
@@ -46,8 +120,7 @@ static void retire_buf_mem_free(struct retire_buf_mem *m)
 		return;
 	if (m->user) {
 		unpin_user_pages_dirty_lock(m->pages, m->nr_pages, m->dirty);
-		account_locked_vm(m->mm, m->nr_pages, false);
-		mmdrop(m->mm);
+		retire_buf_uncharge(m, m->nr_pages);
 	} else {
 		for (i = 0; i < m->nr_pages; i++)
 			__free_page(m->pages[i]);
@@ -56,21 +129,41 @@ static void retire_buf_mem_free(struct retire_buf_mem *m)
 	m->pages = NULL;
 }
 
+/*
+ * The page array of a buffer whose length was checked against its budget
+ * (so it is small); no warning for a size the checks should have refused.
+ */
+static int retire_buf_mem_pages(struct retire_buf_mem *m, u32 nr_pages)
+{
+	m->pages = kvcalloc(nr_pages, sizeof(*m->pages),
+			    GFP_KERNEL_ACCOUNT | __GFP_NOWARN);
+	return m->pages ? 0 : -ENOMEM;
+}
+
+/* pages of a module buffer; a fatal signal ends the allocation early */
 static int retire_buf_mem_alloc(struct retire_buf_mem *m, u32 nr_pages)
 {
 	u32 i;
+	int ret;
 
-	m->pages = kvcalloc(nr_pages, sizeof(*m->pages), GFP_KERNEL_ACCOUNT);
-	if (!m->pages)
-		return -ENOMEM;
+	ret = retire_buf_mem_pages(m, nr_pages);
+	if (ret)
+		return ret;
 	m->nr_pages = nr_pages;
 	for (i = 0; i < nr_pages; i++) {
-		m->pages[i] = alloc_page(GFP_KERNEL_ACCOUNT | __GFP_ZERO);
-		if (!m->pages[i]) {
+		m->pages[i] = NULL;
+		if (fatal_signal_pending(current))
+			ret = -EINTR;
+		else
+			m->pages[i] = alloc_page(GFP_KERNEL_ACCOUNT | __GFP_ZERO);
+		if (!ret && !m->pages[i])
+			ret = -ENOMEM;
+		if (ret) {
 			m->nr_pages = i;
 			retire_buf_mem_free(m);
-			return -ENOMEM;
+			return ret;
 		}
+		cond_resched();
 	}
 	return 0;
 }
@@ -81,11 +174,11 @@ static int retire_buf_mem_pin(struct retire_buf_mem *m, u64 addr,
 	u32 done = 0;
 	int ret;
 
-	m->pages = kvcalloc(nr_pages, sizeof(*m->pages), GFP_KERNEL_ACCOUNT);
-	if (!m->pages)
-		return -ENOMEM;
-	/* RLIMIT_MEMLOCK, unless CAP_IPC_LOCK: -ENOMEM when over it */
-	ret = account_locked_vm(current->mm, nr_pages, true);
+	ret = retire_buf_mem_pages(m, nr_pages);
+	if (ret)
+		return ret;
+	/* over RLIMIT_MEMLOCK: -ENOMEM, as mlock() says it */
+	ret = retire_buf_charge(m, nr_pages);
 	if (ret)
 		goto out_free;
 	/* a short pin is not an error: pin the rest until done or failing */
@@ -99,19 +192,39 @@ static int retire_buf_mem_pin(struct retire_buf_mem *m, u64 addr,
 			goto out_unpin;
 		}
 		done += ret;
+		if (done < nr_pages && fatal_signal_pending(current)) {
+			ret = -EINTR;
+			goto out_unpin;
+		}
 	}
 	m->nr_pages = nr_pages;
-	m->mm = current->mm;
-	mmgrab(m->mm);
 	return 0;
 
 out_unpin:
 	if (done)
 		unpin_user_pages(m->pages, done);
-	account_locked_vm(current->mm, nr_pages, false);
+	retire_buf_uncharge(m, nr_pages);
 out_free:
 	kvfree(m->pages);
 	m->pages = NULL;
+	return ret;
+}
+
+/**
+ * retire_buf_table_init() - the buffer slots of a new context
+ * @ctx: the context; its limits are set
+ *
+ * Return: 0 or -ENOMEM.
+ */
+int retire_buf_table_init(struct retire_ctx *ctx)
+{
+	int ret;
+
+	ret = retire_slot_table_init(&ctx->bufs, RETIRE_KIND_BUF,
+				     sizeof(struct retire_buf),
+				     ctx->limits.max_buffers, NULL, NULL, NULL);
+	/* mmap offsets carry RETIRE_MMAP_GEN_BITS of the generation */
+	ctx->bufs.gen_max = RETIRE_MMAP_GEN_MAX;
 	return ret;
 }
 
@@ -158,6 +271,7 @@ static void retire_buf_remove_locked(struct retire_ctx *ctx,
 		.pages = buf->pages,
 		.nr_pages = buf->nr_pages,
 		.mm = buf->mm,
+		.charged = buf->charged,
 		.user = buf->user,
 		.dirty = buf->dev_wrote,
 	};
@@ -167,6 +281,7 @@ static void retire_buf_remove_locked(struct retire_ctx *ctx,
 			-(s64)buf->len);
 	buf->pages = NULL;
 	buf->mm = NULL;
+	buf->charged = NULL;
 	retire_slot_kill_locked(&ctx->bufs, &buf->slot);
 	retire_slot_release_locked(&ctx->bufs, &buf->slot,
 				   retire_handle_slot(buf->handle));
@@ -218,6 +333,39 @@ static u64 retire_pool_excess_locked(struct retire_ctx *ctx, u64 len)
 	       used - ctx->limits.max_pool_bytes : 0;
 }
 
+/*
+ * May a buffer of @len bytes join the context? Every bound that refuses is
+ * counted; for the pool, what eviction could give back counts as room.
+ */
+static int retire_buf_bounds_locked(struct retire_ctx *ctx, bool user,
+				    u64 len)
+{
+	const u64 *v = ctx->stats.v;
+	u64 excess;
+
+	lockdep_assert_held(&ctx->lock);
+	if (v[RETIRE_ST_BUFFERS] >= ctx->limits.max_buffers) {
+		retire_stat_inc(&ctx->stats, RETIRE_ST_REFUSED_BUFFERS);
+		return -EMFILE;
+	}
+	if (user) {
+		if (len > ctx->limits.max_pinned_bytes ||
+		    v[RETIRE_ST_PINNED_BYTES] + len >
+		    ctx->limits.max_pinned_bytes) {
+			retire_stat_inc(&ctx->stats, RETIRE_ST_REFUSED_PINNED);
+			return -EDQUOT;
+		}
+		return 0;
+	}
+	excess = len > ctx->limits.max_pool_bytes ? U64_MAX :
+		 retire_pool_excess_locked(ctx, len);
+	if (excess && retire_pool_reclaimable_locked(ctx) < excess) {
+		retire_stat_inc(&ctx->stats, RETIRE_ST_REFUSED_POOL);
+		return -ENOSPC;
+	}
+	return 0;
+}
+
 /**
  * retire_buf_register() - register a buffer with a context
  * @ctx:	the context
@@ -226,9 +374,12 @@ static u64 retire_pool_excess_locked(struct retire_ctx *ctx, u64 len)
  *
  * A module-allocated buffer past the pool's budget first evicts least
  * recently used FREE module buffers (see retire_pool_evict_locked()).
+ * Every bound is checked before any memory is allocated or pinned, and
+ * again once it is; a fatal signal stops the allocation.
  *
  * Return: 0; -EINVAL for a bad argument; -EFAULT if user memory cannot be
- * pinned; -ENOMEM (also over RLIMIT_MEMLOCK); -EDQUOT over the context's
+ * pinned; -ENOMEM (also over RLIMIT_MEMLOCK, charged to the caller's
+ * user); -EINTR on a fatal signal; -EDQUOT over the context's
  * pinned-bytes limit; -ENOSPC when even eviction cannot fit it in the
  * pool; -EMFILE when the context holds max_buffers. Each bound refusal is
  * counted and changes nothing else.
@@ -247,21 +398,17 @@ int retire_buf_register(struct retire_ctx *ctx, struct retire_buf_reg *reg)
 		return ret;
 	nr_pages = reg->len >> PAGE_SHIFT;
 
-	if (user) {
-		spin_lock_irq(&ctx->lock);
-		ret = ctx->stats.v[RETIRE_ST_PINNED_BYTES] + reg->len >
-		      ctx->limits.max_pinned_bytes ? -EDQUOT : 0;
-		spin_unlock_irq(&ctx->lock);
-		if (!ret)
-			ret = retire_buf_mem_pin(&m, reg->addr, nr_pages);
-	} else {
+	/* the bounds first: nothing is allocated or pinned for a refusal */
+	spin_lock_irq(&ctx->lock);
+	ret = retire_buf_bounds_locked(ctx, user, reg->len);
+	spin_unlock_irq(&ctx->lock);
+	if (ret)
+		return ret;
+
+	if (user)
+		ret = retire_buf_mem_pin(&m, reg->addr, nr_pages);
+	else
 		ret = retire_buf_mem_alloc(&m, nr_pages);
-	}
-	if (ret == -EDQUOT) {
-		spin_lock_irq(&ctx->lock);
-		retire_stat_inc(&ctx->stats, RETIRE_ST_REFUSED_PINNED);
-		spin_unlock_irq(&ctx->lock);
-	}
 	if (ret)
 		return ret;
 
@@ -277,25 +424,16 @@ int retire_buf_register(struct retire_ctx *ctx, struct retire_buf_reg *reg)
 	spin_lock_irq(&ctx->lock);
 	if (ret)
 		goto out_unlock;
-	if (ctx->stats.v[RETIRE_ST_BUFFERS] >= ctx->limits.max_buffers) {
-		retire_stat_inc(&ctx->stats, RETIRE_ST_REFUSED_BUFFERS);
-		ret = -EMFILE;
+	/* again: the context may have changed while the memory came in */
+	ret = retire_buf_bounds_locked(ctx, user, reg->len);
+	if (ret)
 		goto out_unlock;
-	}
-	if (user && ctx->stats.v[RETIRE_ST_PINNED_BYTES] + reg->len >
-		    ctx->limits.max_pinned_bytes) {
-		retire_stat_inc(&ctx->stats, RETIRE_ST_REFUSED_PINNED);
-		ret = -EDQUOT;
-		goto out_unlock;
-	}
 	if (!user && retire_pool_excess_locked(ctx, reg->len)) {
 		ret = retire_pool_evict_locked(ctx,
 					       retire_pool_excess_locked(ctx, reg->len),
 					       evict, &nr_evict);
-		if (ret) {
-			retire_stat_inc(&ctx->stats, RETIRE_ST_REFUSED_POOL);
+		if (WARN_ON_ONCE(ret))
 			goto out_unlock;
-		}
 	}
 	buf = retire_slot_alloc_locked(&ctx->bufs, &handle);
 	if (WARN_ON_ONCE(!buf)) {
@@ -310,6 +448,7 @@ int retire_buf_register(struct retire_ctx *ctx, struct retire_buf_reg *reg)
 	buf->dev_wrote = false;
 	buf->pages = m.pages;
 	buf->mm = m.mm;
+	buf->charged = m.charged;
 	buf->last_used = ++ctx->lru_tick;
 	retire_stat_inc(&ctx->stats, RETIRE_ST_BUFFERS);
 	retire_stat_add(&ctx->stats, user ? RETIRE_ST_PINNED_BYTES :
@@ -322,8 +461,7 @@ int retire_buf_register(struct retire_ctx *ctx, struct retire_buf_reg *reg)
 	kvfree(evict);
 	reg->handle = handle;
 	reg->evicted = nr_evict;
-	reg->mmap_offset = user ? 0 :
-		(u64)(retire_handle_slot(handle) + 1) << RETIRE_MMAP_SHIFT;
+	reg->mmap_offset = user ? 0 : retire_buf_mmap_offset(handle);
 	return 0;
 
 out_unlock:
@@ -377,32 +515,35 @@ EXPORT_SYMBOL_IF_KUNIT(retire_buf_unregister);
  * @ctx:	the context
  * @vma:	MAP_SHARED, at the buffer's mmap offset, no longer than it
  *
- * Return: 0 or -EINVAL.
+ * Return: 0; -EINVAL for a private mapping, an offset that is no buffer's,
+ * a pinned buffer or a mapping longer than the buffer; -ENOENT for the
+ * offset of a buffer that is gone (a stale handle, counted as one).
  */
 int retire_buf_mmap(struct retire_ctx *ctx, struct vm_area_struct *vma)
 {
-	u64 off = (u64)vma->vm_pgoff << PAGE_SHIFT;
+	u64 handle = retire_buf_mmap_handle((u64)vma->vm_pgoff << PAGE_SHIFT);
 	unsigned long len = vma->vm_end - vma->vm_start;
-	u32 idx = (off >> RETIRE_MMAP_SHIFT) - 1;
-	struct retire_buf *buf = NULL;
+	struct retire_buf *buf;
 	unsigned long i;
 	int ret = 0;
 
-	if (!(vma->vm_flags & VM_SHARED) ||
-	    off & (BIT_ULL(RETIRE_MMAP_SHIFT) - 1) || !(off >> RETIRE_MMAP_SHIFT))
+	if (!(vma->vm_flags & VM_SHARED) || !handle)
 		return -EINVAL;
 
 	mutex_lock(&ctx->buf_mutex);
 	spin_lock_irq(&ctx->lock);
-	if (idx < ctx->bufs.nr) {
-		buf = retire_slot_get(&ctx->bufs, idx);
-		if (!buf->slot.live || buf->user || len > buf->len)
-			buf = NULL;
+	buf = retire_slot_lookup_locked(&ctx->bufs, handle);
+	if (!buf) {
+		/* an offset of a buffer since unregistered or evicted */
+		retire_ctx_stale_locked(ctx, RETIRE_ST_STALE_USER);
+		ret = -ENOENT;
+	} else if (buf->user || len > buf->len) {
+		ret = -EINVAL;
 	}
 	spin_unlock_irq(&ctx->lock);
-	if (!buf) {
+	if (ret) {
 		mutex_unlock(&ctx->buf_mutex);
-		return -EINVAL;
+		return ret;
 	}
 	/* buf_mutex keeps the buffer registered while its pages go in */
 	retire_vm_flags_set(vma, VM_DONTEXPAND | VM_DONTDUMP);

@@ -7,6 +7,7 @@
 #include "slot.h"
 
 struct mm_struct;
+struct user_struct;
 struct page;
 struct vm_area_struct;
 struct retire_ctx;
@@ -28,9 +29,12 @@ enum retire_buf_state {
  * @nr_pages:	pages in @pages
  * @state:	enum retire_buf_state, protected by the context lock
  * @user:	pinned user memory rather than module pages
- * @dev_wrote:	a device wrote it: user pages are dirtied on unpin
+ * @dev_wrote:	a device wrote it (set before the bytes move, whatever the
+ *		device reports later): user pages are dirtied on unpin
  * @pages:	the pages; valid while the buffer is registered
- * @mm:		user memory: the mm charged for it, uncharged on the same
+ * @mm:		user memory: the mm whose VmPin shows it
+ * @charged:	user memory: the user charged for it against RLIMIT_MEMLOCK
+ *		(NULL with CAP_IPC_LOCK)
  * @last_used:	the pool's recency: registration, attach, borrow
  */
 struct retire_buf {
@@ -43,9 +47,11 @@ struct retire_buf {
 	bool dev_wrote;
 	struct page **pages;
 	struct mm_struct *mm;
+	struct user_struct *charged;
 	u64 last_used;
 };
 
+int retire_buf_table_init(struct retire_ctx *ctx);
 int retire_buf_register(struct retire_ctx *ctx, struct retire_buf_reg *reg);
 int retire_buf_unregister(struct retire_ctx *ctx, u64 handle);
 int retire_buf_mmap(struct retire_ctx *ctx, struct vm_area_struct *vma);

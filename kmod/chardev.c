@@ -242,7 +242,10 @@ static long retire_ioctl_reap(struct retire_ctx *ctx, unsigned int cmd,
 
 	ucqes = u64_to_user_ptr(reap.cqes);
 	forever = reap.flags & RETIRE_REAP_F_WAIT_FOREVER && !reap.timeout_ns;
-	deadline = ktime_add_ns(ktime_get(), reap.timeout_ns);
+	/* a timeout past what a ktime holds waits as long as one can */
+	deadline = ktime_add_safe(ktime_get(),
+				  ns_to_ktime(min_t(u64, reap.timeout_ns,
+						    KTIME_MAX)));
 	for (;;) {
 		mutex_lock(&ctx->mutex);
 		n = retire_records_take(ctx, ucqes + reap.reaped,
@@ -361,15 +364,18 @@ static long retire_ioctl_sim_inject(struct retire_ctx *ctx, unsigned int cmd,
 	if (!capable(CAP_SYS_ADMIN))
 		return -EPERM;
 
-	/* the sim engine owns its live requests: only stale ones go in */
+	/*
+	 * The sim engine owns its live requests: only stale ones go in. The
+	 * check and the delivery share one lock hold, or a handle that came
+	 * alive in between would be ended under its running job.
+	 */
+	res.error = ev.error;
 	spin_lock_irq(&ctx->lock);
 	live = retire_slot_lookup_locked(&ctx->reqs, ev.handle);
+	if (!live)
+		retire_engine_complete_locked(ctx, ev.handle, &res);
 	spin_unlock_irq(&ctx->lock);
-	if (live)
-		return -EBUSY;
-	res.error = ev.error;
-	retire_engine_complete(ctx, ev.handle, &res);
-	return -ENOENT;
+	return live ? -EBUSY : -ENOENT;
 }
 
 static long retire_ioctl_limits(struct retire_ctx *ctx, unsigned int cmd,

@@ -12,6 +12,7 @@
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
+#include <linux/capability.h>
 #include <linux/module.h>
 #include <linux/pid.h>
 #include <linux/sched.h>
@@ -98,10 +99,9 @@ void retire_ctx_health_locked(struct retire_ctx *ctx)
 	queue_work(retire_wq, &ctx->health_work);
 }
 
-static void retire_ctx_ntf_work(struct work_struct *work)
+/* the cumulative stale counters, as one "stale" multicast message */
+static void retire_ctx_send_stale(struct retire_ctx *ctx)
 {
-	struct retire_ctx *ctx = container_of(to_delayed_work(work),
-					      struct retire_ctx, ntf_work);
 	struct retire_nl_stale s = {
 		.ctx_id = ctx->id,
 		.pid = pid_nr(ctx->owner),
@@ -117,6 +117,12 @@ static void retire_ctx_ntf_work(struct work_struct *work)
 	s.published = v[RETIRE_ST_STALE_PUBLISHED];
 	spin_unlock_irq(&ctx->lock);
 	retire_netlink_notify_stale(&s);
+}
+
+static void retire_ctx_ntf_work(struct work_struct *work)
+{
+	retire_ctx_send_stale(container_of(to_delayed_work(work),
+					   struct retire_ctx, ntf_work));
 }
 
 static void retire_ctx_health_work(struct work_struct *work)
@@ -168,8 +174,14 @@ static void retire_ctx_free_work(struct work_struct *work)
 	list_del(&ctx->node);
 	mutex_unlock(&retire_ctx_list_mutex);
 	cancel_work_sync(&ctx->reap_work);
-	/* the last stale counters go out now rather than never */
-	flush_delayed_work(&ctx->ntf_work);
+	/*
+	 * The last stale counters go out now rather than never, sent from
+	 * here: flushing the pending work would wait for a worker of this
+	 * same queue, and enough contexts freed at once would hold them all.
+	 */
+	cancel_delayed_work_sync(&ctx->ntf_work);
+	if (ctx->stale_dirty)
+		retire_ctx_send_stale(ctx);
 	cancel_work_sync(&ctx->health_work);
 	retire_netlink_notify_health(&reaped);
 	WARN_ON_ONCE(ctx->unretired || !list_empty(&ctx->ready));
@@ -239,9 +251,7 @@ struct retire_ctx *retire_ctx_create(const struct retire_engine_ops *engine)
 
 	/* twice Q: retired requests keep a slot until their record is read */
 	nreq = min_t(u64, 2ULL * ctx->limits.max_unretired, RETIRE_SLOT_MAX);
-	ret = retire_slot_table_init(&ctx->bufs, RETIRE_KIND_BUF,
-				     sizeof(struct retire_buf),
-				     ctx->limits.max_buffers, NULL, NULL, NULL);
+	ret = retire_buf_table_init(ctx);
 	if (ret)
 		goto out_free;
 	ret = retire_slot_table_init(&ctx->reqs, RETIRE_KIND_REQ,
@@ -254,9 +264,11 @@ struct retire_ctx *retire_ctx_create(const struct retire_engine_ops *engine)
 				     engine->job_init, engine->job_fini, ctx);
 	if (ret)
 		goto out_reqs;
+	/* one over the bound: a handoff holds both tokens for an instant */
 	ret = retire_slot_table_init(&ctx->tokens, RETIRE_KIND_TOKEN,
 				     sizeof(struct retire_token),
-				     ctx->limits.max_tokens, NULL, NULL, NULL);
+				     ctx->limits.max_tokens + 1, NULL, NULL,
+				     NULL);
 	if (ret)
 		goto out_jobs;
 
@@ -334,14 +346,20 @@ void retire_ctx_release(struct retire_ctx *ctx)
 		.error = -ECANCELED,
 		.cancelled = true,
 	};
-	struct retire_req *req, *tmp;
+	struct retire_req *req;
 	u32 idx;
 
 	mutex_lock(&ctx->mutex);
 	spin_lock_irq(&ctx->lock);
 	ctx->closed = true;
 	retire_token_revoke_all_locked(ctx);
-	list_for_each_entry_safe(req, tmp, &ctx->waiting, wait_node) {
+	/*
+	 * Terminating a waiter may activate others (it takes them off the
+	 * list too), so no iterator is kept across the call: take the head
+	 * until the list is empty.
+	 */
+	while ((req = list_first_entry_or_null(&ctx->waiting, struct retire_req,
+					       wait_node))) {
 		req->cancel_requested = true;
 		retire_req_terminate_locked(ctx, req, &cancelled);
 	}
@@ -370,9 +388,14 @@ EXPORT_SYMBOL_IF_KUNIT(retire_ctx_release);
  * bound: shrinking below what is in use is refused always, not only while
  * outstanding work or quarantine makes it unsafe (the stricter rule).
  *
- * Return: 0; -EINVAL for a zero field (max_pinned_bytes may be 0), a field
- * above the module cap, or max_active_per_key > max_active; -EBUSY for a
- * field below current use.
+ * Raising max_active or max_active_per_key starts, at once, the waiting
+ * requests that may now run: a waiter is never left behind room it fits.
+ *
+ * Return: 0; -EPERM for a watchdog_ns below RETIRE_WATCHDOG_MIN_NS without
+ * CAP_SYS_ADMIN; -EINVAL for a zero field (max_pinned_bytes may be 0), a
+ * field above the module cap, or max_active_per_key > max_active; -EBUSY for a
+ * field below current use (max_active_per_key: below the most requests
+ * one key has active).
  */
 int retire_ctx_set_limits(struct retire_ctx *ctx, const struct retire_limits *l)
 {
@@ -381,6 +404,10 @@ int retire_ctx_set_limits(struct retire_ctx *ctx, const struct retire_limits *l)
 	int ret = 0;
 
 	retire_caps_get(&caps);
+	/* a watchdog that quarantines at once is the administrator's tool */
+	if (l->watchdog_ns < RETIRE_WATCHDOG_MIN_NS && l->watchdog_ns &&
+	    !capable(CAP_SYS_ADMIN))
+		return -EPERM;
 	if (!l->max_unretired || !l->max_active || !l->max_active_per_key ||
 	    !l->max_waiting || !l->max_tokens || !l->max_buffers ||
 	    !l->max_reserved_bytes || !l->max_pool_bytes || !l->watchdog_ns ||
@@ -401,6 +428,7 @@ int retire_ctx_set_limits(struct retire_ctx *ctx, const struct retire_limits *l)
 	spin_lock_irq(&ctx->lock);
 	if (ctx->unretired > l->max_unretired ||
 	    ctx->active > l->max_active ||
+	    retire_active_per_key_max_locked(ctx) > l->max_active_per_key ||
 	    ctx->waiting_nr > l->max_waiting ||
 	    st[RETIRE_ST_TOKENS_OUT] > l->max_tokens ||
 	    st[RETIRE_ST_BUFFERS] > l->max_buffers ||
@@ -409,7 +437,7 @@ int retire_ctx_set_limits(struct retire_ctx *ctx, const struct retire_limits *l)
 	    st[RETIRE_ST_POOL_BYTES] > l->max_pool_bytes)
 		ret = -EBUSY;
 	else
-		ctx->limits = *l;
+		retire_ctx_limits_changed_locked(ctx, l);
 	spin_unlock_irq(&ctx->lock);
 	mutex_unlock(&ctx->buf_mutex);
 	return ret;

@@ -16,6 +16,8 @@ struct retire_buf;
  * @len:	bytes
  * @dev_flags:	RETIRE_DEV_*: the only accesses the device may make
  * @user_data:	the request's user_data (the sim engine's write pattern)
+ *
+ * A device calls retire_engine_moving() before each transfer.
  */
 struct retire_engine_work {
 	u64 handle;
@@ -76,5 +78,9 @@ extern const struct retire_engine_ops retire_sim_ops;
 
 void retire_engine_complete(struct retire_ctx *ctx, u64 handle,
 			    const struct retire_engine_result *res);
+void retire_engine_moving(struct retire_ctx *ctx,
+			  const struct retire_engine_work *w, u64 n);
+void retire_engine_complete_locked(struct retire_ctx *ctx, u64 handle,
+				   const struct retire_engine_result *res);
 
 #endif /* _RETIRE_ENGINE_H */

@@ -272,16 +272,6 @@ static bool retire_sim_may(struct retire_sim_job *job, u32 access)
 	return false;
 }
 
-/* bytes the engine moves, counted before they move */
-static void retire_sim_account(struct retire_sim_job *job, u64 n)
-{
-	unsigned long flags;
-
-	spin_lock_irqsave(&job->ctx->lock, flags);
-	retire_stat_add(&job->ctx->stats, RETIRE_ST_ENGINE_BYTES, n);
-	spin_unlock_irqrestore(&job->ctx->lock, flags);
-}
-
 /* move [from, from + n) of the range: read (checksum), then write */
 static void retire_sim_transfer(struct retire_sim_job *job, u64 from, u64 n)
 {
@@ -386,6 +376,9 @@ static void retire_sim_work(struct work_struct *work)
 	}
 	chunk = min(retire_sim.cfg.bytes_per_tick ?: job->w.len,
 		    job->w.len - job->done);
+	/* never ask the bucket for more than it can ever hold */
+	if (retire_sim.cfg.rate_bps)
+		chunk = min(chunk, retire_sim.cfg.burst_bytes);
 	if (!job->fail && !job->violate) {
 		u64 wait = retire_bucket_take_locked(job, chunk, ktime_get());
 
@@ -412,7 +405,7 @@ static void retire_sim_work(struct work_struct *work)
 		}
 	}
 
-	retire_sim_account(job, chunk);
+	retire_engine_moving(job->ctx, &job->w, chunk);
 	retire_sim_transfer(job, job->done, chunk);
 	job->done += chunk;
 
@@ -559,6 +552,7 @@ const struct retire_engine_ops retire_sim_ops = {
 	.job_init	= retire_sim_job_init,
 	.job_fini	= retire_sim_job_fini,
 };
+EXPORT_SYMBOL_IF_KUNIT(retire_sim_ops);
 
 /**
  * retire_sim_get_config() - the sim engine's current knobs
@@ -641,6 +635,7 @@ void retire_sim_reset(void)
 	h.quarantined_now = st.quarantined_now;
 	retire_netlink_notify_health(&h);
 }
+EXPORT_SYMBOL_IF_KUNIT(retire_sim_reset);
 
 /**
  * retire_sim_init() - set up the sim engine's module-wide state

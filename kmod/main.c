@@ -21,6 +21,7 @@
 #include "ctx.h"
 #include "engine_sim.h"
 #include "netlink.h"
+#include "slot.h"
 
 /*
  * Caps on every context's limits. Read-only once loaded: a context's limits
@@ -115,6 +116,13 @@ static int __init retire_caps_check(void)
 	    !caps.max_reserved_bytes || !caps.max_pool_bytes ||
 	    !caps.watchdog_ns) {
 		pr_err("every cap except max_pinned_bytes must be non-zero\n");
+		return -EINVAL;
+	}
+	/* a handoff needs one token slot over the bound */
+	if (caps.max_tokens >= RETIRE_SLOT_MAX ||
+	    caps.max_buffers > RETIRE_SLOT_MAX) {
+		pr_err("max_tokens must be below and max_buffers at most %lu\n",
+		       RETIRE_SLOT_MAX);
 		return -EINVAL;
 	}
 	if (caps.max_active_per_key > caps.max_active ||

@@ -145,7 +145,8 @@ static bool retire_may_activate_locked(struct retire_ctx *ctx, u64 key)
 /*
  * Hand waiting requests to the device while it has room, oldest first. A
  * request whose key is saturated is skipped, so it never blocks the keys
- * behind it.
+ * behind it. Activation edits nothing but the one entry it takes off the
+ * list, so the saved next entry stays valid.
  */
 static void retire_activate_waiting_locked(struct retire_ctx *ctx)
 {
@@ -161,6 +162,44 @@ static void retire_activate_waiting_locked(struct retire_ctx *ctx)
 		ctx->waiting_nr--;
 		retire_req_activate_locked(ctx, req);
 	}
+}
+
+/**
+ * retire_active_per_key_max_locked() - the most active requests of one key
+ * @ctx: the context
+ *
+ * O(active^2), bounded by max_active; for LIMITS SET only.
+ *
+ * Return: the largest number of active requests sharing a key.
+ */
+u32 retire_active_per_key_max_locked(struct retire_ctx *ctx)
+{
+	struct retire_req *a, *b;
+	u32 most = 0, same;
+
+	lockdep_assert_held(&ctx->lock);
+	list_for_each_entry(a, &ctx->active_list, active_node) {
+		same = 0;
+		list_for_each_entry(b, &ctx->active_list, active_node)
+			same += b->key == a->key;
+		most = max(most, same);
+	}
+	return most;
+}
+
+/**
+ * retire_ctx_limits_changed_locked() - take new limits into force
+ * @ctx:	the context
+ * @l:		limits already checked against the caps and current use
+ *
+ * Raised activity bounds start the waiters that now fit.
+ */
+void retire_ctx_limits_changed_locked(struct retire_ctx *ctx,
+				      const struct retire_limits *l)
+{
+	lockdep_assert_held(&ctx->lock);
+	ctx->limits = *l;
+	retire_activate_waiting_locked(ctx);
 }
 
 /**
@@ -188,13 +227,15 @@ void retire_req_terminate_locked(struct retire_ctx *ctx,
 	req->state = RETIRE_REQ_TERMINATED;
 	req->t_terminal = now;
 	retire_stat_add(&ctx->stats, RETIRE_ST_DEVICE, -1);
-	/* only a reset ends quarantine: the device may not be done */
-	if (req->quarantined && res->reset)
+	/*
+	 * The device's own terminal event is the evidence quarantine waited
+	 * for: no access follows it, so the request may retire like any
+	 * other (and its context admit again) without an engine reset.
+	 */
+	if (req->quarantined)
 		retire_req_unquarantine_locked(ctx, req);
 	if (!req->quarantined)
 		req->buf->state = RETIRE_BUF_HELD;
-	if (req->dev_flags & RETIRE_DEV_WRITE && res->transferred)
-		req->buf->dev_wrote = true;
 
 	if (res->cancelled) {
 		req->outcome = RETIRE_OUTCOME_CANCELLED;
@@ -221,6 +262,31 @@ void retire_req_terminate_locked(struct retire_ctx *ctx,
 }
 
 /**
+ * retire_engine_moving() - a device is about to move bytes of a request
+ * @ctx:	the context the device was given
+ * @w:		the work it was given
+ * @n:		bytes
+ *
+ * Counted before they move. A device allowed to write the buffer marks it
+ * written here, so user pages are unpinned dirty after what the device
+ * did, not after what its terminal event reports (a cancel or reset may
+ * report nothing transferred after partial writes). Callable from any
+ * context; the device holds the request, so @w->buf is valid.
+ */
+void retire_engine_moving(struct retire_ctx *ctx,
+			  const struct retire_engine_work *w, u64 n)
+{
+	unsigned long flags;
+
+	spin_lock_irqsave(&ctx->lock, flags);
+	retire_stat_add(&ctx->stats, RETIRE_ST_ENGINE_BYTES, n);
+	if (w->dev_flags & RETIRE_DEV_WRITE)
+		w->buf->dev_wrote = true;
+	spin_unlock_irqrestore(&ctx->lock, flags);
+}
+EXPORT_SYMBOL_IF_KUNIT(retire_engine_moving);
+
+/**
  * retire_engine_complete() - a device reports a terminal event
  * @ctx:	the context the device was given
  * @handle:	the request handle the device was given
@@ -233,18 +299,32 @@ void retire_req_terminate_locked(struct retire_ctx *ctx,
 void retire_engine_complete(struct retire_ctx *ctx, u64 handle,
 			    const struct retire_engine_result *res)
 {
-	struct retire_req *req;
 	unsigned long flags;
 
 	spin_lock_irqsave(&ctx->lock, flags);
+	retire_engine_complete_locked(ctx, handle, res);
+	spin_unlock_irqrestore(&ctx->lock, flags);
+}
+EXPORT_SYMBOL_IF_KUNIT(retire_engine_complete);
+
+/**
+ * retire_engine_complete_locked() - retire_engine_complete(), lock held
+ * @ctx:	the context; the caller holds its lock
+ * @handle:	the request handle the device was given
+ * @res:	the result
+ */
+void retire_engine_complete_locked(struct retire_ctx *ctx, u64 handle,
+				   const struct retire_engine_result *res)
+{
+	struct retire_req *req;
+
+	lockdep_assert_held(&ctx->lock);
 	req = retire_slot_lookup_locked(&ctx->reqs, handle);
 	if (!req || req->state != RETIRE_REQ_ACTIVE)
 		retire_ctx_stale_locked(ctx, RETIRE_ST_STALE_ENGINE);
 	else
 		retire_req_terminate_locked(ctx, req, res);
-	spin_unlock_irqrestore(&ctx->lock, flags);
 }
-EXPORT_SYMBOL_IF_KUNIT(retire_engine_complete);
 
 /**
  * retire_req_try_retire_locked() - retire if nothing may touch the buffer
@@ -287,6 +367,9 @@ static int retire_sqe_check(const struct retire_sqe *sqe)
 	if (!sqe->dev_flags || sqe->dev_flags & ~RETIRE_DEV_ALL)
 		return -EINVAL;
 	if (!sqe->len)
+		return -EINVAL;
+	/* a ktime is signed: 2^63 ns and more would be in the past */
+	if (sqe->deadline_ns > KTIME_MAX)
 		return -EINVAL;
 	return 0;
 }
@@ -528,7 +611,8 @@ EXPORT_SYMBOL_IF_KUNIT(retire_req_publishable_locked);
  *
  * Termination cannot be proven: the outcome is unknown, the buffer is
  * quarantined (never freed or reused, still owned) and admission stops for
- * the whole context until an engine reset guarantees no further access.
+ * the whole context until the device's terminal event arrives after all,
+ * or an engine reset guarantees no further access.
  */
 void retire_req_quarantine_locked(struct retire_ctx *ctx,
 				  struct retire_req *req)

@@ -14,6 +14,7 @@ struct retire_buf;
 struct retire_sqe;
 struct retire_cqe;
 struct retire_engine_result;
+struct retire_limits;
 
 /*
  * A request's states. d (device access) is 1 in WAITING (once admitted it
@@ -134,6 +135,9 @@ u32 retire_req_cqe_flags(const struct retire_req *req);
 void retire_req_quarantine_locked(struct retire_ctx *ctx,
 				  struct retire_req *req);
 void retire_ctx_unquarantine(struct retire_ctx *ctx);
+u32 retire_active_per_key_max_locked(struct retire_ctx *ctx);
+void retire_ctx_limits_changed_locked(struct retire_ctx *ctx,
+				      const struct retire_limits *l);
 u64 retire_epoch_of_locked(const struct retire_ctx *ctx, u64 key);
 bool retire_req_publishable_locked(const struct retire_ctx *ctx,
 				   const struct retire_req *req);

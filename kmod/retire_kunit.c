@@ -1436,12 +1436,11 @@ static struct kunit_suite retire_predicate_suite = {
 	.test_cases = retire_predicate_cases,
 };
 
-/* ---- retire_quarantine: past the watchdog, only a reset frees ---------- */
+/* ---- retire_quarantine: past the watchdog, until proven termination ---- */
 
-static void retire_quarantine_holds_until_reset(struct kunit *test)
+/* quarantine @h: a 5 ms watchdog, and the test engine never reports */
+static u64 retire_fix_quarantine(struct kunit *test, struct retire_fix *f)
 {
-	struct retire_engine_result reset = { .error = -ECANCELED, .reset = true };
-	struct retire_fix *f = test->priv;
 	struct retire_limits l = f->ctx->limits;
 	u64 h, other;
 
@@ -1456,26 +1455,56 @@ static void retire_quarantine_holds_until_reset(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, retire_fix_try_submit(f, f->buf, 512, 0, &other),
 			-ENOTRECOVERABLE);
 	KUNIT_EXPECT_EQ(test, retire_buf_unregister(f->ctx, f->buf), -EBUSY);
+	return h;
+}
 
-	/* a terminal event of its own does not end quarantine */
-	retire_fix_complete(f, h);
-	retire_fix_read(f, RETIRE_REC_TERMINAL);
-	KUNIT_EXPECT_EQ(test, retire_req_retire(f->ctx, h), 0);
-	KUNIT_EXPECT_EQ(test, retire_fix_read(f, RETIRE_REC_RETIRED), 0U);
-	KUNIT_EXPECT_TRUE(test, retire_fix_req(f, h)->quarantined);
+/* quarantine is over: the request retired and admission is open */
+static void retire_fix_unquarantined(struct kunit *test, struct retire_fix *f)
+{
+	struct retire_engine_result reset = { .error = -ECANCELED, .reset = true };
+	u64 other;
 
-	/* the reset's walk does */
-	retire_ctx_unquarantine(f->ctx);
 	KUNIT_EXPECT_EQ(test, retire_fix_read(f, RETIRE_REC_RETIRED), 1U);
 	KUNIT_EXPECT_EQ(test, f->ctx->stats.v[RETIRE_ST_QUARANTINED_NOW], 0ULL);
 	KUNIT_EXPECT_EQ(test, f->ctx->quarantined, 0U);
-	/* and admission is open again */
 	KUNIT_ASSERT_EQ(test, retire_fix_try_submit(f, f->buf, 512, 0, &other), 0);
 	retire_engine_complete(f->ctx, other, &reset);
 }
 
+static void retire_quarantine_ends_with_its_terminal_event(struct kunit *test)
+{
+	struct retire_fix *f = test->priv;
+	u64 h = retire_fix_quarantine(test, f);
+
+	/* the device's own report proves termination: no reset needed */
+	retire_fix_complete(f, h);
+	KUNIT_EXPECT_FALSE(test, retire_fix_req(f, h)->quarantined);
+	KUNIT_EXPECT_EQ(test, retire_fix_read(f, RETIRE_REC_TERMINAL), 1U);
+	KUNIT_EXPECT_EQ(test, retire_req_retire(f->ctx, h), 0);
+	retire_fix_unquarantined(test, f);
+}
+
+static void retire_quarantine_holds_until_terminal_or_reset(struct kunit *test)
+{
+	struct retire_engine_result reset = { .error = -ECANCELED, .reset = true };
+	struct retire_fix *f = test->priv;
+	u64 h = retire_fix_quarantine(test, f);
+
+	/* a reset's walk frees only what terminated: this did not */
+	retire_ctx_unquarantine(f->ctx);
+	KUNIT_EXPECT_TRUE(test, retire_fix_req(f, h)->quarantined);
+	KUNIT_EXPECT_EQ(test, f->ctx->stats.v[RETIRE_ST_QUARANTINED_NOW], 1ULL);
+
+	/* the reset's own terminal event does */
+	retire_engine_complete(f->ctx, h, &reset);
+	KUNIT_EXPECT_EQ(test, retire_fix_read(f, RETIRE_REC_TERMINAL), 1U);
+	KUNIT_EXPECT_EQ(test, retire_req_retire(f->ctx, h), 0);
+	retire_fix_unquarantined(test, f);
+}
+
 static struct kunit_case retire_quarantine_cases[] = {
-	KUNIT_CASE(retire_quarantine_holds_until_reset),
+	KUNIT_CASE(retire_quarantine_ends_with_its_terminal_event),
+	KUNIT_CASE(retire_quarantine_holds_until_terminal_or_reset),
 	{}
 };
 
@@ -1484,6 +1513,112 @@ static struct kunit_suite retire_quarantine_suite = {
 	.init = retire_fix_init,
 	.exit = retire_fix_exit,
 	.test_cases = retire_quarantine_cases,
+};
+
+/* ---- retire_dirty: written pages follow what the device did ------------ */
+
+/*
+ * The sim engine writes a 16 KiB range 4 KiB per 20 ms tick; after the
+ * first write it is stopped between two ticks, by a reset or by a cancel
+ * that may stop running work. Either terminal event reports nothing
+ * transferred, yet the device wrote: the buffer must be marked written, so
+ * user pages would be unpinned dirty.
+ */
+struct retire_dirty_case {
+	const char *name;
+	bool reset;
+};
+
+static const struct retire_dirty_case retire_dirty_cases[] = {
+	{ "stopped_by_reset", true },
+	{ "stopped_by_cancel_while_running", false },
+};
+
+static void retire_dirty_case_desc(const struct retire_dirty_case *c,
+				   char *desc)
+{
+	strscpy(desc, c->name, KUNIT_PARAM_DESC_SIZE);
+}
+
+KUNIT_ARRAY_PARAM(retire_dirty, retire_dirty_cases, retire_dirty_case_desc);
+
+static bool retire_dirty_wait(struct retire_ctx *ctx, enum retire_stat i,
+			      u64 want)
+{
+	int n;
+
+	for (n = 0; n < 2000; n++) {
+		if (READ_ONCE(ctx->stats.v[i]) >= want)
+			return true;
+		usleep_range(1000, 2000);
+	}
+	return false;
+}
+
+static void retire_dirty_follows_partial_writes(struct kunit *test)
+{
+	const struct retire_dirty_case *c = test->param_value;
+	struct retire_sim_config cfg = {
+		.tick_ns = 20 * NSEC_PER_MSEC,
+		.bytes_per_tick = PAGE_SIZE,
+		.flags = c->reset ? 0 : RETIRE_SIM_F_CANCEL_RUNNING,
+	};
+	struct retire_buf_reg reg = { .len = 4 * PAGE_SIZE };
+	struct retire_sqe sqe = { .len = 4 * PAGE_SIZE,
+				  .dev_flags = RETIRE_DEV_WRITE };
+	struct retire_cqe cqe[8];
+	struct retire_ctx *ctx;
+	struct retire_buf *buf;
+	bool wrote = false;
+	int ret;
+
+	KUNIT_ASSERT_EQ(test, retire_sim_set_config(&cfg), 0);
+	ctx = retire_ctx_create(&retire_sim_ops);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, ctx);
+	KUNIT_ASSERT_EQ(test, retire_buf_register(ctx, &reg), 0);
+	sqe.buf = reg.handle;
+	mutex_lock(&ctx->mutex);
+	ret = retire_submit_one(ctx, &sqe);
+	mutex_unlock(&ctx->mutex);
+	KUNIT_ASSERT_EQ(test, ret, 0);
+
+	KUNIT_EXPECT_TRUE(test, retire_dirty_wait(ctx, RETIRE_ST_ENGINE_BYTES,
+						  PAGE_SIZE));
+	if (c->reset)
+		retire_sim_reset();
+	else
+		KUNIT_EXPECT_GE(test, retire_req_cancel(ctx, sqe.handle),
+				-EALREADY);
+	KUNIT_EXPECT_TRUE(test, retire_dirty_wait(ctx, c->reset ?
+						  RETIRE_ST_FAILED :
+						  RETIRE_ST_CANCELLED, 1));
+	KUNIT_EXPECT_LT(test, ctx->stats.v[RETIRE_ST_ENGINE_BYTES],
+			4 * PAGE_SIZE);
+
+	spin_lock_irq(&ctx->lock);
+	buf = retire_slot_lookup_locked(&ctx->bufs, reg.handle);
+	if (buf)
+		wrote = buf->dev_wrote;
+	spin_unlock_irq(&ctx->lock);
+	KUNIT_EXPECT_TRUE(test, wrote);
+
+	mutex_lock(&ctx->mutex);
+	retire_records_take_kernel(ctx, cqe, ARRAY_SIZE(cqe));
+	mutex_unlock(&ctx->mutex);
+	retire_ctx_release(ctx);
+	cfg = (struct retire_sim_config) {};
+	retire_sim_set_config(&cfg);
+}
+
+static struct kunit_case retire_dirty_test_cases[] = {
+	KUNIT_CASE_PARAM(retire_dirty_follows_partial_writes,
+			 retire_dirty_gen_params),
+	{}
+};
+
+static struct kunit_suite retire_dirty_suite = {
+	.name = "retire_dirty",
+	.test_cases = retire_dirty_test_cases,
 };
 
 /* ---- retire_netlink: the op table follows the spec -------------------- */
@@ -1542,7 +1677,7 @@ kunit_test_suites(&retire_netlink_suite, &retire_info_suite, &retire_arg_suite, 
 		  &retire_bounds_suite, &retire_pool_suite,
 		  &retire_activation_suite, &retire_bucket_suite,
 		  &retire_ordinal_suite, &retire_predicate_suite,
-		  &retire_quarantine_suite);
+		  &retire_quarantine_suite, &retire_dirty_suite);
 
 MODULE_DESCRIPTION("KUnit suites for retire");
 MODULE_LICENSE("GPL");

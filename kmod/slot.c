@@ -47,6 +47,7 @@ int retire_slot_table_init(struct retire_slot_table *t, u8 kind,
 		.obj_size = obj_size,
 		.max = max,
 		.free_head = RETIRE_SLOT_NONE,
+		.gen_max = U32_MAX,
 		.init = init,
 		.fini = fini,
 		.arg = arg,
@@ -278,7 +279,7 @@ void retire_slot_kill_locked(struct retire_slot_table *t,
 	if (WARN_ON_ONCE(!s->live))
 		return;
 	s->live = 0;
-	if (s->gen == U32_MAX)
+	if (s->gen >= t->gen_max)
 		s->exhausted = 1;
 	else
 		s->gen++;

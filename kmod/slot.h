@@ -28,8 +28,9 @@
  * @next_free:	free-list link (a slot index), valid while on the free list
  * @live:	the incarnation @gen is live: its handle resolves
  * @busy:	the slot is in use (live, or ended with a record still owed)
- * @exhausted:	@gen reached U32_MAX: the slot is never used again, so no
- *		generation ever repeats within the table's lifetime
+ * @exhausted:	@gen reached its table's @gen_max: the slot is never used
+ *		again, so no generation ever repeats within the table's
+ *		lifetime
  */
 struct retire_slot {
 	u32 gen;
@@ -47,6 +48,8 @@ struct retire_slot {
  * @max:	slots that may ever be created
  * @used:	busy slots
  * @free_head:	first free slot, RETIRE_SLOT_NONE if none
+ * @gen_max:	the last generation a slot may have (U32_MAX unless a kind
+ *		encodes fewer bits of it elsewhere, as mmap offsets do)
  * @chunks:	@max / RETIRE_SLOT_CHUNK chunk pointers, filled as it grows
  * @init:	one-time set-up of a new object (timers, work items)
  * @fini:	undo @init before the chunk is freed (may sleep)
@@ -61,6 +64,7 @@ struct retire_slot_table {
 	u32 max;
 	u32 used;
 	u32 free_head;
+	u32 gen_max;
 	void **chunks;
 	void (*init)(void *obj, void *arg);
 	void (*fini)(void *obj);

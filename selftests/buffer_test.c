@@ -177,11 +177,12 @@ TEST_F(buffer, mmap_rejects_bad_offset_too_long_and_private)
 	EXPECT_EQ(MAP_FAILED, m);
 	EXPECT_EQ(EINVAL, errno);
 
+	/* a buffer that is gone: a stale offset, like a stale handle */
 	errno = 0;
 	m = mmap(NULL, RT_PAGE, PROT_READ | PROT_WRITE, MAP_SHARED, self->fd,
 		 gone.mmap_offset);
 	EXPECT_EQ(MAP_FAILED, m);
-	EXPECT_EQ(EINVAL, errno);
+	EXPECT_EQ(ENOENT, errno);
 
 	/* the good one still maps */
 	m = mmap(NULL, 2 * RT_PAGE, PROT_READ | PROT_WRITE, MAP_SHARED,
@@ -191,7 +192,7 @@ TEST_F(buffer, mmap_rejects_bad_offset_too_long_and_private)
 	EXPECT_EQ(0, retire_unregister_buffer(self->r, reg.handle));
 }
 
-TEST_F(buffer, pin_user_memory_accounts_pinned_bytes_vmlck_and_foll_pins)
+TEST_F(buffer, pin_user_memory_accounts_pinned_bytes_vmpin_and_foll_pins)
 {
 	const size_t npages = 16, len = npages * RT_PAGE;
 	struct retire_stats st0, st;
@@ -205,7 +206,7 @@ TEST_F(buffer, pin_user_memory_accounts_pinned_bytes_vmlck_and_foll_pins)
 	ASSERT_EQ(0, posix_memalign(&mem, RT_PAGE, len));
 	memset(mem, 0x11, len);
 	ASSERT_EQ(0, rt_stats(self->r, &st0));
-	lck0 = rt_vmlck_kb();
+	lck0 = rt_vmpin_kb();
 	ASSERT_LE(0, lck0);
 	if (have_pins)
 		pins0 = rt_foll_pins();
@@ -219,7 +220,7 @@ TEST_F(buffer, pin_user_memory_accounts_pinned_bytes_vmlck_and_foll_pins)
 	EXPECT_EQ(st0.buffers + 1, st.buffers);
 	/* pinned user memory is not the pool's */
 	EXPECT_EQ(st0.pool_bytes, st.pool_bytes);
-	lck = rt_vmlck_kb();
+	lck = rt_vmpin_kb();
 	EXPECT_EQ(lck0 + (long)(len / 1024), lck);
 	if (have_pins) {
 		pins = rt_foll_pins();
@@ -241,7 +242,7 @@ TEST_F(buffer, pin_user_memory_accounts_pinned_bytes_vmlck_and_foll_pins)
 	ASSERT_EQ(0, rt_stats(self->r, &st));
 	EXPECT_EQ(st0.pinned_bytes, st.pinned_bytes);
 	EXPECT_EQ(st0.buffers, st.buffers);
-	EXPECT_EQ(lck0, rt_vmlck_kb());
+	EXPECT_EQ(lck0, rt_vmpin_kb());
 	if (have_pins)
 		EXPECT_EQ(pins0, rt_foll_pins());
 	free(mem);
@@ -450,7 +451,7 @@ TEST_F(buffer, register_user_unmapped_addr_returns_efault)
 	struct retire_buf_reg reg;
 	long long pins0 = 0;
 	bool have_pins = rt_have_foll_pins();
-	long lck0 = rt_vmlck_kb();
+	long lck0 = rt_vmpin_kb();
 	char *p;
 
 	if (have_pins)
@@ -477,7 +478,7 @@ TEST_F(buffer, register_user_unmapped_addr_returns_efault)
 	reg.addr = (__u64)(uintptr_t)p;
 	expect_register_fails(_metadata, self, &reg, -EFAULT,
 			      "a half-mapped range");
-	EXPECT_EQ(lck0, rt_vmlck_kb());
+	EXPECT_EQ(lck0, rt_vmpin_kb());
 	if (have_pins)
 		EXPECT_EQ(pins0, rt_foll_pins());
 	munmap(p, 2 * RT_PAGE);

@@ -1383,7 +1383,7 @@ TEST_F_TIMEOUT(interleave, random_steps_retire_everything_exactly_once, 300)
 	int i;
 
 	ASSERT_EQ(0, rt_settle_module(w->obs, &base, 3000));
-	lck0 = rt_vmlck_kb();
+	lck0 = rt_vmpin_kb();
 	if (have_pins)
 		pins0 = rt_foll_pins();
 
@@ -1433,7 +1433,7 @@ TEST_F_TIMEOUT(interleave, random_steps_retire_everything_exactly_once, 300)
 	w->op = "pins";
 	end = rt_now_ns() + 3000 * RT_MS;
 	for (;;) {
-		lck = rt_vmlck_kb();
+		lck = rt_vmpin_kb();
 		if (have_pins)
 			pins = rt_foll_pins();
 		if ((lck == lck0 && (!have_pins || pins == pins0)) ||
@@ -1441,7 +1441,7 @@ TEST_F_TIMEOUT(interleave, random_steps_retire_everything_exactly_once, 300)
 			break;
 		rt_msleep(20);
 	}
-	CHECK(w, lck == lck0, "VmLck %ld kB, was %ld kB", lck, lck0);
+	CHECK(w, lck == lck0, "VmPin %ld kB, was %ld kB", lck, lck0);
 	if (have_pins)
 		CHECK(w, pins == pins0, "FOLL_PIN pages %lld, were %lld", pins,
 		      pins0);

@@ -641,8 +641,8 @@ static inline int rt_have_foll_pins(void)
 	return rt_vmstat("nr_foll_pin_acquired") >= 0;
 }
 
-/* VmLck of this process in kB, or -1 */
-static inline long rt_vmlck_kb(void)
+/* VmPin of this process in kB (pinned buffers show there), or -1 */
+static inline long rt_vmpin_kb(void)
 {
 	char line[256];
 	long v = -1;
@@ -651,7 +651,7 @@ static inline long rt_vmlck_kb(void)
 	if (!f)
 		return -1;
 	while (fgets(line, sizeof(line), f))
-		if (sscanf(line, "VmLck: %ld kB", &v) == 1)
+		if (sscanf(line, "VmPin: %ld kB", &v) == 1)
 			break;
 	fclose(f);
 	return v;

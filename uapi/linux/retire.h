@@ -65,7 +65,10 @@ struct retire_limits {
 	__u64 max_pinned_bytes;
 	/* bytes of module-allocated buffers (the pool's budget) */
 	__u64 max_pool_bytes;
-	/* a request the device holds longer than this is quarantined */
+	/*
+	 * a request the device holds longer than this is quarantined; below
+	 * RETIRE_WATCHDOG_MIN_NS only with CAP_SYS_ADMIN (-EPERM)
+	 */
 	__u64 watchdog_ns;
 };
 
@@ -130,7 +133,10 @@ struct retire_info {
  * @handle:	out: the buffer's handle (kind RETIRE_KIND_BUF).
  * @mmap_offset: out: module-allocated buffers: the offset to pass to
  *		mmap(MAP_SHARED) on this file to map the buffer; 0 for user
- *		memory.
+ *		memory. Like a handle it names this buffer only: once the
+ *		buffer is unregistered or evicted, mmap() at it fails with
+ *		ENOENT (counted as a stale user command), even when another
+ *		buffer took the slot. Opaque: only its page alignment is ABI.
  * @reserved:	in: must be 0.
  */
 struct retire_buf_reg {
@@ -179,7 +185,8 @@ struct retire_handle_arg {
  * @buf:	in: the buffer's handle; the buffer must be FREE.
  * @offset:	in: start of the range in the buffer.
  * @len:	in: non-zero; @offset + @len must lie inside the buffer.
- * @deadline_ns: in: relative deadline; 0 for none. At expiry the caller
+ * @deadline_ns: in: relative deadline; 0 for none, at most 2^63 - 1 (the
+ *		entry is refused with -EINVAL above). At expiry the caller
  *		gets a RETIRE_REC_TIMEOUT record; the work goes on.
  * @key:	in: the request's key (admission and publication use it).
  * @dev_flags:	in: RETIRE_DEV_*, at least one.
@@ -275,7 +282,7 @@ struct retire_token_op {
 #define RETIRE_REC_RETIRED	4
 /*
  * the device held it past the watchdog: outcome unknown, buffer
- * quarantined until an engine reset
+ * quarantined until the device's terminal event or an engine reset
  */
 #define RETIRE_REC_QUARANTINE	5
 
@@ -364,7 +371,9 @@ struct retire_cqe {
  * @nr:		in: 1 to RETIRE_SUBMIT_MAX.
  * @min_complete: in: wait until at least this many records (at most @nr)
  *		are ready, or @timeout_ns passes, or a signal arrives.
- * @timeout_ns: in: the longest wait; 0 does not wait.
+ * @timeout_ns: in: the longest wait; 0 does not wait. A value past what
+ *		the kernel's clock can add (2^63 - 1 ns from now) is clamped
+ *		to it: a wait without a practical bound.
  * @flags:	in: RETIRE_REAP_F_*.
  * @reaped:	out: records copied to @cqes.
  * @reserved:	in: must be 0.
@@ -498,6 +507,8 @@ struct retire_stats_arg {
  * @tick_ns:	time between two transfers of one request; 0: the default
  *		(1 ms).
  * @bytes_per_tick: bytes one transfer moves; 0: the whole range at once.
+ *		With @rate_bps set, a transfer never exceeds @burst_bytes
+ *		(a longer one is split), so every request can progress.
  * @fail_every:	fail every Nth activation (counted module-wide); 0 never.
  * @fail_submit_every: refuse every Nth submission attempt with -EIO,
  *		counting every attempt, refused ones too (module-wide); 0
@@ -549,16 +560,23 @@ struct retire_sim_event {
 
 /* ---- limits and the publication predicate ----------------------------- */
 
+/* the shortest watchdog_ns a context without CAP_SYS_ADMIN may set: 100 ms */
+#define RETIRE_WATCHDOG_MIN_NS	100000000ULL
+
 /* struct retire_limits_arg.op */
 #define RETIRE_LIMITS_GET	0
 #define RETIRE_LIMITS_SET	1
 
 /*
  * struct retire_limits_arg - argument of RETIRE_IOC_LIMITS: this context's
- * limits. SET takes effect at once for new work; every field must be
- * non-zero (max_pinned_bytes may be 0) and at most the module's cap, and
- * max_active_per_key <= max_active; no field may drop below what the
- * context uses now (-EBUSY). Nothing changes on a refusal.
+ * limits. SET takes effect at once: raising max_active or
+ * max_active_per_key starts the waiting requests that now fit. Every field
+ * must be non-zero (max_pinned_bytes may be 0) and at most the module's
+ * cap, and max_active_per_key <= max_active (-EINVAL); no field may drop
+ * below what the context uses now, max_active_per_key below the most
+ * requests one key has active (-EBUSY); watchdog_ns below
+ * RETIRE_WATCHDOG_MIN_NS needs CAP_SYS_ADMIN (-EPERM). Nothing changes on
+ * a refusal.
  * @op:		in: RETIRE_LIMITS_GET or RETIRE_LIMITS_SET.
  * @flags:	in: must be 0.
  * @limits:	GET: out; SET: in.

@@ -1,0 +1,645 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Regressions of the 1.0 attack: each test failed on the module as
+ * released and is named after what it proves. A test whose bug hung or
+ * crashed the kernel fails through the VM runner (a lockup detector's
+ * panic, a report, or the run's time bound), the others by their checks.
+ *
+ * Tests that must not have CAP_SYS_ADMIN or CAP_IPC_LOCK run in a child
+ * that drops to nobody after opening /dev/retire as root.
+ */
+#include <pthread.h>
+#include <signal.h>
+#include <sys/mman.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <grp.h>
+
+#include "kselftest_harness.h"
+#include "retire_test.h"
+
+#define NOBODY		65534
+#define KEY		7
+
+FIXTURE(rg) {
+	struct retire *r;
+	struct retire_info info;
+	struct rt_log log;
+};
+
+FIXTURE_SETUP(rg)
+{
+	int ret;
+
+	ret = retire_open_device(&self->r, NULL, 0);
+	if (ret == -ENOENT)
+		SKIP(return, RT_SKIP_MSG);
+	ASSERT_EQ(0, ret);
+	rt_sim_neutral(self->r);
+	ASSERT_EQ(0, retire_get_info(self->r, &self->info));
+}
+
+FIXTURE_TEARDOWN(rg)
+{
+	rt_sim_neutral(self->r);
+	rt_log_free(&self->log);
+	retire_close_device(self->r);
+}
+
+/* one module buffer of @pages pages */
+static __u64 rg_buf(struct __test_metadata *_metadata, struct retire *r,
+		    unsigned int pages)
+{
+	__u64 h = 0;
+
+	EXPECT_EQ(0, rt_register(r, pages * RT_PAGE, &h, NULL));
+	return h;
+}
+
+/* wait for @h's TERMINAL, retire it, wait for its RETIRED */
+static void rg_retire(struct __test_metadata *_metadata, struct retire *r,
+		      struct rt_log *log, __u64 h, unsigned int ms)
+{
+	struct retire_cqe c;
+
+	ASSERT_EQ(0, rt_wait(r, log, h, RETIRE_REC_TERMINAL, &c, ms));
+	ASSERT_EQ(0, retire_retire_request(r, h));
+	ASSERT_EQ(0, rt_wait(r, log, h, RETIRE_REC_RETIRED, &c, 2000));
+}
+
+/* ---- defect 1: limits and activation ----------------------------------- */
+
+/*
+ * Three requests of one key behind max_active = 1: raising the limits back
+ * to the caps starts the two waiters at once. On 1.0 they kept waiting,
+ * and close() then spun for ever with interrupts off walking the waiting
+ * list that its own cancels rearranged.
+ */
+TEST_F(rg, limits_raise_starts_waiters_and_close_returns)
+{
+	struct retire_limits l = self->info.caps;
+	struct retire_cqe c;
+	struct retire *r2;
+	__u64 h[3], b[3], t0;
+	int i;
+
+	ASSERT_EQ(0, retire_open_device(&r2, NULL, 0));
+	ASSERT_EQ(0, rt_set_latency(self->r, 0, 600 * RT_MS));
+	l.max_active = 1;
+	l.max_active_per_key = 1;
+	ASSERT_EQ(0, retire_set_limits(r2, &l));
+	for (i = 0; i < 3; i++) {
+		b[i] = rg_buf(_metadata, r2, 1);
+		ASSERT_EQ(0, rt_submit_key(r2, b[i], 0, 64, RETIRE_DEV_WRITE,
+					   i, 0, KEY, &h[i]));
+	}
+	t0 = rt_now_ns();
+	ASSERT_EQ(0, retire_set_limits(r2, &self->info.caps));
+	/* all three run together now: done near one latency, not three */
+	for (i = 0; i < 3; i++)
+		ASSERT_EQ(0, rt_wait(r2, &self->log, h[i], RETIRE_REC_TERMINAL,
+				     &c, 5000));
+	EXPECT_LT(rt_now_ns() - t0, 1000 * RT_MS);
+
+	/* the same again, closed while two wait: close must return */
+	ASSERT_EQ(0, retire_set_limits(r2, &l));
+	for (i = 0; i < 3; i++) {
+		ASSERT_EQ(0, retire_retire_request(r2, h[i]));
+		ASSERT_EQ(0, rt_wait(r2, &self->log, h[i], RETIRE_REC_RETIRED,
+				     &c, 2000));
+		ASSERT_EQ(0, rt_submit_key(r2, b[i], 0, 64, RETIRE_DEV_WRITE,
+					   i, 0, KEY, &h[i]));
+	}
+	ASSERT_EQ(0, retire_set_limits(r2, &self->info.caps));
+	retire_close_device(r2);
+}
+
+/* LIMITS SET: max_active_per_key below what a key has active is -EBUSY */
+TEST_F(rg, limits_refuse_per_key_below_active_use)
+{
+	struct retire_limits l = self->info.caps, got;
+	__u64 h[2];
+	int i;
+
+	ASSERT_EQ(0, rt_set_latency(self->r, 0, 300 * RT_MS));
+	for (i = 0; i < 2; i++)
+		ASSERT_EQ(0, rt_submit_key(self->r, rg_buf(_metadata, self->r, 1),
+					   0, 64, RETIRE_DEV_READ, i, 0, KEY,
+					   &h[i]));
+	l.max_active_per_key = 1;
+	EXPECT_EQ(-EBUSY, retire_set_limits(self->r, &l));
+	ASSERT_EQ(0, retire_get_limits(self->r, &got));
+	EXPECT_EQ(self->info.caps.max_active_per_key, got.max_active_per_key);
+	l.max_active_per_key = 2;
+	EXPECT_EQ(0, retire_set_limits(self->r, &l));
+	for (i = 0; i < 2; i++)
+		rg_retire(_metadata, self->r, &self->log, h[i], 5000);
+}
+
+/* ---- defect 2: the pool's budget before any allocation ----------------- */
+
+TEST_F(rg, huge_buffer_refused_before_any_allocation)
+{
+	/* 1 TiB tripped kvmalloc's size warning, 2 GiB the OOM killer */
+	static const __u64 lens[] = { 1ULL << 40, 2ULL << 30 };
+	struct retire_stats s0, s;
+	struct retire_buf_reg reg;
+	__u64 t0;
+	unsigned int i;
+
+	for (i = 0; i < sizeof(lens) / sizeof(lens[0]); i++) {
+		ASSERT_EQ(0, rt_stats(self->r, &s0));
+		memset(&reg, 0, sizeof(reg));
+		reg.len = lens[i];
+		t0 = rt_now_ns();
+		EXPECT_EQ(-ENOSPC, retire_register_buffer(self->r, &reg));
+		/* refused from the counters, not after paging in gigabytes */
+		EXPECT_LT(rt_now_ns() - t0, 500 * RT_MS);
+		ASSERT_EQ(0, rt_stats(self->r, &s));
+		EXPECT_EQ(s0.refused_pool + 1, s.refused_pool);
+		EXPECT_EQ(s0.pool_bytes, s.pool_bytes);
+		EXPECT_EQ(s0.buffers, s.buffers);
+	}
+}
+
+TEST_F(rg, huge_pinned_buffer_refused_before_pinning)
+{
+	struct retire_stats s0, s;
+	struct retire_buf_reg reg;
+
+	ASSERT_EQ(0, rt_stats(self->r, &s0));
+	memset(&reg, 0, sizeof(reg));
+	reg.flags = RETIRE_BUF_F_USER;
+	reg.addr = 1ULL << 30;
+	reg.len = 1ULL << 40;
+	EXPECT_EQ(-EDQUOT, retire_register_buffer(self->r, &reg));
+	ASSERT_EQ(0, rt_stats(self->r, &s));
+	EXPECT_EQ(s0.refused_pinned + 1, s.refused_pinned);
+	EXPECT_EQ(s0.pinned_bytes, s.pinned_bytes);
+}
+
+/* ---- defect 3: SIM_INJECT decides and delivers under one lock hold ----- */
+
+struct rg_race {
+	struct retire *r;
+	__u64 buf;
+	volatile __u64 last;	/* the handle the submitter used last */
+	volatile int stop;
+	unsigned long injected, busy;
+};
+
+static void *rg_inject(void *arg)
+{
+	struct rg_race *x = arg;
+	__u64 h, next;
+	int ret;
+
+	while (!x->stop) {
+		h = x->last;
+		/* the handle the slot's next incarnation will have */
+		next = (h & ~0xffffffffULL) | (__u32)(h + 1);
+		ret = retire_inject_sim_event(x->r, next, 0);
+		if (ret == -EBUSY)
+			x->busy++;
+		x->injected++;
+	}
+	return NULL;
+}
+
+/*
+ * A handle that came alive between the check and the delivery was ended
+ * under its running job on 1.0: a use after free of the buffer's pages or
+ * a job left on the engine's list, for KASAN or list debugging to report.
+ */
+TEST_F(rg, inject_never_ends_a_request_that_came_alive)
+{
+	struct rg_race x = { .r = self->r };
+	struct retire_stats s;
+	struct retire_cqe c;
+	pthread_t t;
+	__u64 h, end;
+	int n = 0;
+
+	ASSERT_EQ(0, rt_set_sim(self->r, 0, 0, 200000, 512, 0, 1));
+	x.buf = rg_buf(_metadata, self->r, 1);
+	ASSERT_EQ(0, rt_submit(self->r, x.buf, 0, 4096, RETIRE_DEV_WRITE, 1,
+			       0, &h));
+	x.last = h;
+	ASSERT_EQ(0, pthread_create(&t, NULL, rg_inject, &x));
+	end = rt_now_ns() + 2000 * RT_MS;
+	while (rt_now_ns() < end) {
+		ASSERT_EQ(0, rt_wait(self->r, &self->log, h,
+				     RETIRE_REC_TERMINAL, &c, 5000));
+		/* the sim engine finished it: nobody else did */
+		ASSERT_EQ(RETIRE_OUTCOME_COMPLETED, c.outcome);
+		ASSERT_EQ(4096, c.result_len);
+		ASSERT_EQ(0, retire_retire_request(self->r, h));
+		ASSERT_EQ(0, rt_wait(self->r, &self->log, h,
+				     RETIRE_REC_RETIRED, &c, 2000));
+		ASSERT_EQ(0, rt_submit(self->r, x.buf, 0, 4096,
+				       RETIRE_DEV_WRITE, 1, 0, &h));
+		x.last = h;
+		rt_log_free(&self->log);
+		n++;
+	}
+	x.stop = 1;
+	pthread_join(t, NULL);
+	rg_retire(_metadata, self->r, &self->log, h, 5000);
+	ASSERT_EQ(0, rt_stats(self->r, &s));
+	EXPECT_EQ(0, s.device_outstanding);
+	TH_LOG("%d requests, %lu injections, %lu refused as live", n,
+	       x.injected, x.busy);
+}
+
+/* ---- defect 4: freeing contexts never stalls the module's queue -------- */
+
+TEST_F(rg, contexts_freed_together_keep_the_queue_running)
+{
+	enum { N = 320 };
+	struct retire_stats base, now;
+	struct retire **rs;
+	__u64 b, h;
+	int i;
+
+	ASSERT_EQ(0, rt_settle_module(self->r, &base, 5000));
+	rs = calloc(N, sizeof(*rs));
+	ASSERT_NE(NULL, rs);
+	for (i = 0; i < N; i++) {
+		ASSERT_EQ(0, retire_open_device(&rs[i], NULL, 0));
+		/* a stale cancel: its notification is pending at close */
+		EXPECT_EQ(-ENOENT, retire_cancel_request(rs[i], 1));
+	}
+	for (i = 0; i < N; i++)
+		retire_close_device(rs[i]);
+	free(rs);
+
+	/* the queue still runs the engine: a request completes */
+	ASSERT_EQ(0, rt_set_latency(self->r, 0, 0));
+	b = rg_buf(_metadata, self->r, 1);
+	ASSERT_EQ(0, rt_submit(self->r, b, 0, 64, RETIRE_DEV_READ, 1, 0, &h));
+	rg_retire(_metadata, self->r, &self->log, h, 10000);
+	ASSERT_EQ(0, retire_unregister_buffer(self->r, b));
+	/* and every closed context was freed */
+	EXPECT_EQ(0, rt_wait_module_gauges(self->r, &base, &now, 20000));
+	EXPECT_GAUGES_EQ(base, now);
+}
+
+/* ---- defect 5: bandwidth never asks for more than the bucket holds ----- */
+
+TEST_F(rg, request_longer_than_burst_completes_under_a_rate)
+{
+	struct retire_sim_config cfg;
+	struct retire_cqe c;
+	__u64 h;
+
+	memset(&cfg, 0, sizeof(cfg));
+	cfg.op = RETIRE_SIM_SET;
+	cfg.rate_bps = 4 << 20;
+	cfg.burst_bytes = 4096;
+	/* bytes_per_tick 0: the whole range in one transfer */
+	ASSERT_EQ(0, retire_set_sim_config(self->r, &cfg));
+	ASSERT_EQ(0, rt_submit(self->r, rg_buf(_metadata, self->r, 16), 0,
+			       16 * RT_PAGE, RETIRE_DEV_WRITE, 3, 0, &h));
+	/* 64 KiB at 4 MiB/s: 16 ms of credit, not a wait for ever */
+	ASSERT_EQ(0, rt_wait(self->r, &self->log, h, RETIRE_REC_TERMINAL, &c,
+			     3000));
+	EXPECT_EQ(RETIRE_OUTCOME_COMPLETED, c.outcome);
+	EXPECT_EQ(16 * RT_PAGE, c.result_len);
+	rg_retire(_metadata, self->r, &self->log, h, 1000);
+}
+
+/* ---- defect 7: pinned memory is charged to the user -------------------- */
+
+#define RG_LIMIT_PAGES	16
+#define RG_PROBE_ENV	"RETIRE_RG_PIN_PROBE_FD"
+
+/* pin one page through the retire fd @fd: 0 or -errno */
+static int rg_pin_one(int fd)
+{
+	struct retire_buf_reg reg;
+	void *p;
+
+	p = mmap(NULL, RT_PAGE, PROT_READ | PROT_WRITE,
+		 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (p == MAP_FAILED)
+		return -errno;
+	memset(p, 1, RT_PAGE);
+	memset(&reg, 0, sizeof(reg));
+	reg.flags = RETIRE_BUF_F_USER;
+	reg.addr = (__u64)(uintptr_t)p;
+	reg.len = RT_PAGE;
+	return rt_ioctl(fd, RETIRE_IOC_BUF_REGISTER, &reg);
+}
+
+/* after exec: try to pin one page on the inherited fd, exit 0 if refused */
+__attribute__((constructor)) static void rg_pin_probe(void)
+{
+	const char *fd = getenv(RG_PROBE_ENV);
+
+	if (fd)
+		_exit(rg_pin_one(atoi(fd)) == -ENOMEM ? 0 : 1);
+}
+
+/* as nobody, no capabilities, RLIMIT_MEMLOCK of RG_LIMIT_PAGES pages */
+static int rg_become_nobody(rlim_t memlock)
+{
+	struct rlimit rl = { memlock, memlock };
+
+	if (setrlimit(RLIMIT_MEMLOCK, &rl) || setgroups(0, NULL) ||
+	    setgid(NOBODY) || setuid(NOBODY))
+		return -errno;
+	return 0;
+}
+
+/* the user's whole allowance, pinned through @fd */
+static int rg_pin_limit(int fd, void **mem)
+{
+	struct retire_buf_reg reg;
+
+	*mem = mmap(NULL, RG_LIMIT_PAGES * RT_PAGE, PROT_READ | PROT_WRITE,
+		    MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, -1, 0);
+	if (*mem == MAP_FAILED)
+		return -errno;
+	memset(&reg, 0, sizeof(reg));
+	reg.flags = RETIRE_BUF_F_USER;
+	reg.addr = (__u64)(uintptr_t)*mem;
+	reg.len = RG_LIMIT_PAGES * RT_PAGE;
+	return rt_ioctl(fd, RETIRE_IOC_BUF_REGISTER, &reg);
+}
+
+/*
+ * exit codes of the child: 0 all held; 10 + step for a failed step
+ */
+static int rg_charge_child(int fd, bool use_exec)
+{
+	char num[16];
+	void *mem;
+	pid_t pid;
+	int st;
+
+	if (rg_become_nobody(RG_LIMIT_PAGES * RT_PAGE))
+		return 10;
+	if (rg_pin_limit(fd, &mem))
+		return 11;
+	/* the user is at its limit: one more page is refused here */
+	if (rg_pin_one(fd) != -ENOMEM)
+		return 12;
+	pid = fork();
+	if (pid < 0)
+		return 13;
+	if (!pid) {
+		if (!use_exec)
+			_exit(rg_pin_one(fd) == -ENOMEM ? 0 : 1);
+		/* a new mm, the same user: still at its limit */
+		snprintf(num, sizeof(num), "%d", fd);
+		setenv(RG_PROBE_ENV, num, 1);
+		execl("/proc/self/exe", "regress_test", (char *)NULL);
+		_exit(2);
+	}
+	if (waitpid(pid, &st, 0) != pid || !WIFEXITED(st))
+		return 14;
+	return WEXITSTATUS(st) ? 20 + WEXITSTATUS(st) : 0;
+}
+
+static void rg_charge_case(struct __test_metadata *_metadata, bool use_exec)
+{
+	struct retire *r2;
+	pid_t pid;
+	int fd, st;
+
+	ASSERT_EQ(0, retire_open_device(&r2, NULL, 0));
+	fd = retire_get_fd(r2);
+	/* the exec'd grandchild inherits it */
+	ASSERT_EQ(0, fcntl(fd, F_SETFD, 0));
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (!pid)
+		_exit(rg_charge_child(fd, use_exec));
+	ASSERT_EQ(pid, waitpid(pid, &st, 0));
+	ASSERT_TRUE(WIFEXITED(st));
+	EXPECT_EQ(0, WEXITSTATUS(st));
+	retire_close_device(r2);
+}
+
+/* a forked child has a fresh mm but not a fresh RLIMIT_MEMLOCK */
+TEST_F(rg, pinned_charge_is_the_users_across_fork)
+{
+	rg_charge_case(_metadata, false);
+}
+
+/* an exec leaves the pin, and its charge, with the user */
+TEST_F(rg, pinned_charge_is_the_users_across_exec)
+{
+	rg_charge_case(_metadata, true);
+}
+
+/* ---- defect 8: nanoseconds past a ktime -------------------------------- */
+
+TEST_F(rg, deadline_past_ktime_max_is_refused)
+{
+	struct retire_stats s0, s;
+	__u64 b, h;
+
+	ASSERT_EQ(0, rt_set_latency(self->r, 0, 100 * RT_MS));
+	b = rg_buf(_metadata, self->r, 1);
+	ASSERT_EQ(0, rt_stats(self->r, &s0));
+	EXPECT_EQ(-EINVAL, rt_submit(self->r, b, 0, 64, RETIRE_DEV_READ, 1,
+				     1ULL << 63, &h));
+	EXPECT_EQ(-EINVAL, rt_submit(self->r, b, 0, 64, RETIRE_DEV_READ, 1,
+				     ~0ULL, &h));
+	ASSERT_EQ(0, rt_stats(self->r, &s));
+	EXPECT_EQ(s0.admitted, s.admitted);
+	EXPECT_EQ(s0.refused + 2, s.refused);
+	/* the longest deadline a ktime holds is a deadline, not an expiry */
+	ASSERT_EQ(0, rt_submit(self->r, b, 0, 64, RETIRE_DEV_READ, 1,
+			       (1ULL << 63) - 1, &h));
+	rg_retire(_metadata, self->r, &self->log, h, 5000);
+	EXPECT_EQ(0, rt_count(&self->log, h, RETIRE_REC_TIMEOUT));
+}
+
+static void rg_alarm(int sig)
+{
+}
+
+TEST_F(rg, reap_with_huge_timeout_waits)
+{
+	struct sigaction sa = { .sa_handler = rg_alarm };
+	struct retire_cqe c;
+	struct retire_reap reap;
+	__u64 t0;
+
+	/* no SA_RESTART: the signal ends the wait */
+	ASSERT_EQ(0, sigaction(SIGALRM, &sa, NULL));
+	memset(&reap, 0, sizeof(reap));
+	reap.cqes = (__u64)(uintptr_t)&c;
+	reap.nr = 1;
+	reap.min_complete = 1;
+	reap.timeout_ns = ~0ULL - 1;
+	t0 = rt_now_ns();
+	alarm(1);
+	EXPECT_EQ(-EINTR, rt_ioctl(retire_get_fd(self->r), RETIRE_IOC_REAP,
+				   &reap));
+	alarm(0);
+	/* it waited for the signal rather than wrapping into the past */
+	EXPECT_GT(rt_now_ns() - t0, 800 * RT_MS);
+}
+
+/* ---- defect 9: a handoff at the token bound ---------------------------- */
+
+TEST_F(rg, handoff_at_token_cap_succeeds)
+{
+	unsigned int cap = self->info.caps.max_tokens, i;
+	struct retire_stats s;
+	__u64 *tok, h, nt;
+	struct retire_cqe c;
+
+	tok = calloc(cap, sizeof(*tok));
+	ASSERT_NE(NULL, tok);
+	ASSERT_EQ(0, rt_submit(self->r, rg_buf(_metadata, self->r, 1), 0, 64,
+			       RETIRE_DEV_READ, 1, 0, &h));
+	ASSERT_EQ(0, rt_wait(self->r, &self->log, h, RETIRE_REC_TERMINAL, &c,
+			     5000));
+	for (i = 0; i < cap; i++)
+		ASSERT_EQ(0, retire_borrow_token(self->r, h, &tok[i]));
+	EXPECT_EQ(-ETOOMANYREFS, retire_borrow_token(self->r, h, &nt));
+	/* both tokens exist for an instant: one over the bound */
+	ASSERT_EQ(0, retire_handoff_token(self->r, tok[0], &nt));
+	tok[0] = nt;
+	ASSERT_EQ(0, rt_stats(self->r, &s));
+	EXPECT_EQ(cap, s.tokens_out);
+	ASSERT_EQ(0, retire_retire_request(self->r, h));
+	for (i = 0; i < cap; i++)
+		ASSERT_EQ(0, retire_return_token(self->r, tok[i], 0));
+	EXPECT_EQ(0, rt_wait(self->r, &self->log, h, RETIRE_REC_RETIRED, &c,
+			     2000));
+	free(tok);
+}
+
+/* ---- defect 10: an mmap offset names one buffer ------------------------ */
+
+TEST_F(rg, stale_mmap_offset_fails_with_enoent_and_counts)
+{
+	struct retire_buf_reg a, b;
+	struct retire_stats s0, s;
+	int fd = retire_get_fd(self->r);
+	void *p;
+
+	memset(&a, 0, sizeof(a));
+	a.len = RT_PAGE;
+	ASSERT_EQ(0, retire_register_buffer(self->r, &a));
+	ASSERT_EQ(0, retire_unregister_buffer(self->r, a.handle));
+	memset(&b, 0, sizeof(b));
+	b.len = RT_PAGE;
+	ASSERT_EQ(0, retire_register_buffer(self->r, &b));
+	/* the same slot, the next generation */
+	ASSERT_EQ(RETIRE_HANDLE_SLOT(a.handle), RETIRE_HANDLE_SLOT(b.handle));
+	EXPECT_NE(a.mmap_offset, b.mmap_offset);
+
+	ASSERT_EQ(0, rt_stats(self->r, &s0));
+	p = mmap(NULL, RT_PAGE, PROT_READ | PROT_WRITE, MAP_SHARED, fd,
+		 a.mmap_offset);
+	EXPECT_EQ(MAP_FAILED, p);
+	EXPECT_EQ(ENOENT, errno);
+	ASSERT_EQ(0, rt_stats(self->r, &s));
+	EXPECT_EQ(s0.stale_user + 1, s.stale_user);
+
+	p = mmap(NULL, RT_PAGE, PROT_READ | PROT_WRITE, MAP_SHARED, fd,
+		 b.mmap_offset);
+	ASSERT_NE(MAP_FAILED, p);
+	munmap(p, RT_PAGE);
+	ASSERT_EQ(0, retire_unregister_buffer(self->r, b.handle));
+}
+
+/* ---- issue 17: quarantine ends with the device's own terminal event --- */
+
+TEST_F(rg, quarantined_request_retires_on_its_terminal_without_reset)
+{
+	struct retire_limits l = self->info.caps;
+	struct retire_stats s;
+	struct retire_cqe c;
+	__u64 b, h;
+
+	l.watchdog_ns = RETIRE_WATCHDOG_MIN_NS;
+	ASSERT_EQ(0, retire_set_limits(self->r, &l));
+	ASSERT_EQ(0, rt_set_latency(self->r, 0, 600 * RT_MS));
+	b = rg_buf(_metadata, self->r, 1);
+	ASSERT_EQ(0, rt_submit(self->r, b, 0, 64, RETIRE_DEV_WRITE, 1, 0, &h));
+	ASSERT_EQ(0, rt_wait(self->r, &self->log, h, RETIRE_REC_QUARANTINE, &c,
+			     3000));
+	ASSERT_EQ(0, rt_stats(self->r, &s));
+	EXPECT_EQ(1, s.quarantined_now);
+	/* the device reports after all: proven termination, no reset */
+	rg_retire(_metadata, self->r, &self->log, h, 5000);
+	ASSERT_EQ(0, rt_stats(self->r, &s));
+	EXPECT_EQ(0, s.quarantined_now);
+	EXPECT_EQ(1, s.quarantined);
+	EXPECT_EQ(0, s.owned_bytes);
+	/* and the context admits again */
+	l.watchdog_ns = self->info.caps.watchdog_ns;
+	ASSERT_EQ(0, retire_set_limits(self->r, &l));
+	ASSERT_EQ(0, rt_submit(self->r, b, 0, 64, RETIRE_DEV_WRITE, 2, 0, &h));
+	rg_retire(_metadata, self->r, &self->log, h, 5000);
+}
+
+/* as nobody: the watchdog floor, then an exit with work quarantined */
+static int rg_nobody_quarantine(int fd)
+{
+	struct retire_limits_arg la;
+	struct retire_buf_reg reg;
+	struct retire_submit sub;
+	struct retire_sqe sqe;
+
+	if (rg_become_nobody(RG_LIMIT_PAGES * RT_PAGE))
+		return 10;
+	memset(&la, 0, sizeof(la));
+	la.op = RETIRE_LIMITS_GET;
+	if (rt_ioctl(fd, RETIRE_IOC_LIMITS, &la))
+		return 11;
+	la.op = RETIRE_LIMITS_SET;
+	la.limits.watchdog_ns = 1;
+	if (rt_ioctl(fd, RETIRE_IOC_LIMITS, &la) != -EPERM)
+		return 12;
+	la.limits.watchdog_ns = RETIRE_WATCHDOG_MIN_NS;
+	if (rt_ioctl(fd, RETIRE_IOC_LIMITS, &la))
+		return 13;
+	memset(&reg, 0, sizeof(reg));
+	reg.len = RT_PAGE;
+	if (rt_ioctl(fd, RETIRE_IOC_BUF_REGISTER, &reg))
+		return 14;
+	retire_prep_request(&sqe, reg.handle, 0, 64, RETIRE_DEV_WRITE, 1);
+	memset(&sub, 0, sizeof(sub));
+	sub.sqes = (__u64)(uintptr_t)&sqe;
+	sub.nr = 1;
+	if (rt_ioctl(fd, RETIRE_IOC_SUBMIT, &sub) || sqe.result)
+		return 15;
+	/* past the watchdog, then gone with the request quarantined */
+	rt_msleep(300);
+	return 0;
+}
+
+TEST_F(rg, unprivileged_quarantine_ends_without_root_after_exit)
+{
+	struct retire_stats base, now, s;
+	struct retire *r2;
+	pid_t pid;
+	int st;
+
+	ASSERT_EQ(0, rt_settle_module(self->r, &base, 5000));
+	ASSERT_EQ(0, rt_set_latency(self->r, 0, 1000 * RT_MS));
+	ASSERT_EQ(0, retire_open_device(&r2, NULL, 0));
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (!pid)
+		_exit(rg_nobody_quarantine(retire_get_fd(r2)));
+	retire_close_device(r2);
+	ASSERT_EQ(pid, waitpid(pid, &st, 0));
+	ASSERT_TRUE(WIFEXITED(st));
+	ASSERT_EQ(0, WEXITSTATUS(st));
+	ASSERT_EQ(0, rt_mstats(self->r, &s));
+	EXPECT_EQ(base.quarantined_now + 1, s.quarantined_now);
+	/* no reset: the engine's report retires it and frees the context */
+	EXPECT_EQ(0, rt_wait_module_gauges(self->r, &base, &now, 10000));
+	EXPECT_GAUGES_EQ(base, now);
+}
+
+TEST_HARNESS_MAIN
