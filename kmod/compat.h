@@ -27,13 +27,14 @@ static inline void retire_vm_flags_set(struct vm_area_struct *vma,
 #endif
 
 /*
- * 6.6 let a multicast group require a capability to join; on 6.1 the
- * groups are open to every listener.
+ * 6.6 let a multicast group require a capability to join (Debian's 6.1
+ * has it too); on a kernel without it the groups are open to every
+ * listener.
  */
-#ifdef GENL_MCAST_CAP_NET_ADMIN
-#define RETIRE_MCGRP_CAP_NET_ADMIN	.flags = GENL_MCAST_CAP_NET_ADMIN,
+#ifdef GENL_MCAST_CAP_SYS_ADMIN
+#define RETIRE_MCGRP_CAP_SYS_ADMIN	.flags = GENL_MCAST_CAP_SYS_ADMIN,
 #else
-#define RETIRE_MCGRP_CAP_NET_ADMIN
+#define RETIRE_MCGRP_CAP_SYS_ADMIN
 #endif
 
 #endif /* _RETIRE_COMPAT_H */

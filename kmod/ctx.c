@@ -13,6 +13,7 @@
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/capability.h>
+#include <linux/cred.h>
 #include <linux/module.h>
 #include <linux/pid.h>
 #include <linux/sched.h>
@@ -247,6 +248,7 @@ struct retire_ctx *retire_ctx_create(const struct retire_engine_ops *engine)
 	INIT_WORK(&ctx->health_work, retire_ctx_health_work);
 	ctx->id = atomic64_inc_return(&retire_ctx_ids);
 	ctx->owner = get_pid(task_tgid(current));
+	ctx->uid = current_euid();
 	ctx->engine = engine;
 
 	/* twice Q: retired requests keep a slot until their record is read */

@@ -6,6 +6,7 @@
 #include <linux/list.h>
 #include <linux/mutex.h>
 #include <linux/spinlock.h>
+#include <linux/uidgid.h>
 #include <linux/wait.h>
 #include <linux/workqueue.h>
 #include <linux/retire.h>
@@ -47,6 +48,7 @@ struct retire_engine_ops;
  * @node:	on the module's list of contexts (engine resets walk it).
  * @id:		the context's number in netlink messages, never reused.
  * @owner:	the thread group that opened it.
+ * @uid:	the effective user that opened it (whose netlink dumps show it).
  * @stale_dirty: stale counters changed since the last notification.
  * @health_dirty: the quarantine count changed since the last notification.
  * @ntf_work:	sends the coalesced stale notification.
@@ -87,6 +89,7 @@ struct retire_ctx {
 	struct list_head node;		/* protected by retire_ctx_list_mutex */
 	u64 id;
 	struct pid *owner;
+	kuid_t uid;
 	bool stale_dirty;		/* protected by @lock */
 	bool health_dirty;		/* protected by @lock */
 	struct delayed_work ntf_work;

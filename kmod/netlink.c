@@ -10,11 +10,22 @@
  * counters, however fast stale events arrive; nothing is lost, because the
  * last message always carries the totals. Health events are sent from
  * process context the same way.
+ *
+ * Privilege, one rule for the ioctls and the family alike: the module-wide
+ * view (info-get, stats-get do, engine-get) is open to everyone; what
+ * names other users' contexts (the stats-get dump's rows, the stale and
+ * health groups) and what changes the engine (engine-set) needs
+ * CAP_SYS_ADMIN, as RETIRE_IOC_SIM_CONFIG does. Without it a dump lists
+ * only the caller's own contexts, with pids as the caller's pid namespace
+ * sees them. Contexts belong to the machine, not to a network namespace:
+ * the family exists in the initial one only.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/module.h>
 #include <linux/moduleparam.h>
+#include <linux/cred.h>
+#include <linux/pid_namespace.h>
 #include <net/genetlink.h>
 #include <kunit/visibility.h>
 #include <linux/retire.h>
@@ -153,6 +164,9 @@ static int retire_nl_stats_get_doit(struct sk_buff *skb, struct genl_info *info)
 struct retire_nl_dump {
 	struct sk_buff *skb;
 	struct netlink_callback *cb;
+	bool all;
+	kuid_t uid;
+	struct pid_namespace *ns;
 	struct retire_stats st;
 };
 
@@ -162,6 +176,11 @@ static int retire_nl_dump_one(struct retire_ctx *ctx, void *arg)
 	struct retire_nl_dump *d = arg;
 	void *hdr;
 
+	/* another user's context: not this caller's to see */
+	if (!d->all && !uid_eq(ctx->uid, d->uid)) {
+		d->cb->args[0] = ctx->id;
+		return 0;
+	}
 	spin_lock_irq(&ctx->lock);
 	retire_stats_export(&ctx->stats, &d->st);
 	spin_unlock_irq(&ctx->lock);
@@ -172,7 +191,7 @@ static int retire_nl_dump_one(struct retire_ctx *ctx, void *arg)
 	if (!hdr)
 		return -EMSGSIZE;
 	if (retire_nl_put_stats(d->skb, &d->st, ctx->id,
-				pid_nr(ctx->owner))) {
+				pid_nr_ns(ctx->owner, d->ns))) {
 		genlmsg_cancel(d->skb, hdr);
 		return -EMSGSIZE;
 	}
@@ -192,6 +211,10 @@ static int retire_nl_stats_get_dumpit(struct sk_buff *skb,
 		return -ENOMEM;
 	d->skb = skb;
 	d->cb = cb;
+	/* a dump runs in the requester's context: these are its own */
+	d->all = netlink_capable(cb->skb, CAP_SYS_ADMIN);
+	d->uid = current_euid();
+	d->ns = task_active_pid_ns(current);
 	/* contexts come in id order: resume after the last one sent */
 	ret = retire_ctx_walk_after(cb->args[0], retire_nl_dump_one, d);
 	kfree(d);
@@ -260,6 +283,11 @@ static int retire_nl_engine_set_doit(struct sk_buff *skb,
 		.finish_ns = retire_nl_u64(tb, RETIRE_A_ENGINE_FINISH_NS),
 	};
 
+	/* the capability of RETIRE_IOC_SIM_CONFIG, not CAP_NET_ADMIN */
+	if (!netlink_capable(skb, CAP_SYS_ADMIN)) {
+		NL_SET_ERR_MSG(info->extack, "engine-set needs CAP_SYS_ADMIN");
+		return -EPERM;
+	}
 	if (cfg.flags & ~RETIRE_SIM_F_ALL) {
 		NL_SET_ERR_MSG_ATTR(info->extack, tb[RETIRE_A_ENGINE_FLAGS],
 				    "unknown engine flags");
@@ -298,26 +326,26 @@ static const struct genl_ops retire_nl_ops[] = {
 		.doit		= retire_nl_engine_set_doit,
 		.policy		= retire_engine_set_nl_policy,
 		.maxattr	= RETIRE_A_ENGINE_MAX,
-		.flags		= GENL_ADMIN_PERM,
 	},
 };
 
-/* they name other users' contexts: privileged where the kernel can say so */
+/* they name every user's contexts: CAP_SYS_ADMIN to join */
 static const struct genl_multicast_group retire_nl_mcgrps[] = {
 	[RETIRE_NLGRP_STALE] = {
 		.name = RETIRE_MCGRP_STALE,
-		RETIRE_MCGRP_CAP_NET_ADMIN
+		RETIRE_MCGRP_CAP_SYS_ADMIN
 	},
 	[RETIRE_NLGRP_HEALTH] = {
 		.name = RETIRE_MCGRP_HEALTH,
-		RETIRE_MCGRP_CAP_NET_ADMIN
+		RETIRE_MCGRP_CAP_SYS_ADMIN
 	},
 };
 
 static struct genl_family retire_genl_family __ro_after_init = {
 	.name		= RETIRE_FAMILY_NAME,
 	.version	= RETIRE_FAMILY_VERSION,
-	.netnsok	= true,
+	/* contexts are the machine's: the initial namespace only */
+	.netnsok	= false,
 	.module		= THIS_MODULE,
 	.ops		= retire_nl_ops,
 	.n_ops		= ARRAY_SIZE(retire_nl_ops),

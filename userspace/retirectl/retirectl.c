@@ -196,7 +196,7 @@ static void usage(FILE *f)
 	fprintf(f,
 		"  engine [-j] [NAME=VALUE ...]\n"
 		"          the sim engine's config, over generic netlink; with\n"
-		"          pairs, change those fields (CAP_NET_ADMIN)\n");
+		"          pairs, change those fields (CAP_SYS_ADMIN)\n");
 	usage_names(f, engine_fields, ARRAY_SIZE(engine_fields));
 	fprintf(f,
 		"          flags=N or a comma list of blocked, hang,\n"
