@@ -10,6 +10,11 @@
 #                   in a VM
 #   make install    install libretire, retirectl and the headers
 #                   (PREFIX, DESTDIR as usual)
+#   make fuzz       the fuzzer's long form on the debug kernel, as root with
+#                   engine knobs, resets and limits changes
+#                   (FUZZ_SECONDS=600, FUZZ_SEED=the time)
+#   make stress     10 minutes of the stress mix on the debug kernel, then
+#                   a 1,000-kill storm (STRESS_SEED=the time)
 #
 # KDIR defaults to the running kernel's build tree if there is one, else
 # the newest installed Debian 6.12 headers.
@@ -33,6 +38,20 @@ selftests: userspace
 check:
 	scripts/check.sh
 
+FUZZ_SECONDS ?= 600
+FUZZ_SEED ?= $(shell date +%s)
+STRESS_SEED ?= $(shell date +%s)
+
+fuzz:
+	scripts/deps.sh
+	scripts/campaign.sh -k debug fuzz -s $(FUZZ_SEED) -t $(FUZZ_SECONDS) \
+		-n 4 --root-knobs --inject
+
+stress:
+	scripts/deps.sh
+	scripts/campaign.sh -k debug stress -s $(STRESS_SEED) -t 600
+	scripts/campaign.sh -k debug killstorm -s $(STRESS_SEED) -k 1000
+
 run:
 	scripts/run.sh
 
@@ -45,4 +64,4 @@ clean:
 	$(MAKE) -C selftests clean KSFT_DIR=/nonexistent
 	rm -rf build
 
-.PHONY: all module userspace selftests check run install clean
+.PHONY: all module userspace selftests check run install clean fuzz stress

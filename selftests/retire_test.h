@@ -641,20 +641,28 @@ static inline int rt_have_foll_pins(void)
 	return rt_vmstat("nr_foll_pin_acquired") >= 0;
 }
 
-/* VmPin of this process in kB (pinned buffers show there), or -1 */
-static inline long rt_vmpin_kb(void)
+/* a "Key:   N kB" line of /proc/self/status, in kB, or -1 */
+static inline long rt_status_kb(const char *key)
 {
 	char line[256];
+	size_t n = strlen(key);
 	long v = -1;
 	FILE *f = fopen("/proc/self/status", "r");
 
 	if (!f)
 		return -1;
 	while (fgets(line, sizeof(line), f))
-		if (sscanf(line, "VmPin: %ld kB", &v) == 1)
+		if (!strncmp(line, key, n) && line[n] == ':' &&
+		    sscanf(line + n + 1, "%ld kB", &v) == 1)
 			break;
 	fclose(f);
 	return v;
+}
+
+/* VmPin of this process in kB (pinned buffers show there), or -1 */
+static inline long rt_vmpin_kb(void)
+{
+	return rt_status_kb("VmPin");
 }
 
 /* a number in a one-line file, or -1 */

@@ -1,0 +1,1689 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * fuzz: a structure-aware, seeded fuzzer of /dev/retire.
+ *
+ *   fuzz [-s SEED] [-t SECONDS] [-n THREADS] [-c CALLS] [--root-knobs]
+ *        [--inject] [--stress] [--avoid LIST]
+ *
+ * Several threads share one file (one context) and call every ioctl,
+ * read(), poll() and mmap() with structures that look valid, then mutate
+ * some: handles harvested from replies with a kind, slot or generation bit
+ * flipped; boundary offsets and lengths; wrong _IOC_SIZE values with zero
+ * or non-zero tails; bad user pointers; unknown flags and non-zero
+ * reserved fields. Some calls go through a second file that other threads
+ * close and reopen underneath them, or through a dup() closed right after;
+ * forked children use the shared context for a few calls and die.
+ *
+ * Every call must return 0 (or, for read and poll, a sane count) or a
+ * negative errno from the set the ABI documents for it; every record read
+ * must be well formed. Each thread draws from its own xorshift PRNG seeded
+ * from SEED and its index, so the sequence of operations it tries is the
+ * same for the same seed (what they return depends on the interleaving),
+ * and keeps a ring of its last 64 operations, printed on failure.
+ *
+ * --root-knobs (root): the sim engine's knobs, engine resets and tighter
+ * limits join the mix. --inject adds RETIRE_IOC_SIM_INJECT. --stress runs
+ * a valid-only mixed workload on every CPU with engine resets, quarantine
+ * episodes (HANG + a short watchdog, then a reset) and limits changes.
+ * --avoid takes a comma-separated list of patterns known to trip module
+ * bugs being fixed: "huge" (huge BUF_REGISTER lengths), "raise" (raising
+ * a limit again after lowering it), "bw0" (a bandwidth limit with
+ * bytes_per_tick 0). Each stays reachable without the flag.
+ *
+ * At the end every file is closed, the engine is made neutral (as root),
+ * and the balance check of campaign_balance.h must hold.
+ *
+ * Exit: 0, 1 on a failure, 4 if /dev/retire is absent.
+ */
+#include <getopt.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+
+#include "campaign_balance.h"
+
+#define RING		64
+#define MAX_THREADS	32
+#define POOL		256
+#define ARG_AREA	16384		/* the largest _IOC_SIZE is 16383 */
+#define MAX_MAPS	64
+#define MAX_USERMEM	32
+#define USERMEM_BUDGET	(8UL << 20)	/* pinned bytes a thread may hold */
+
+#define AVOID_HUGE	(1U << 0)
+#define AVOID_RAISE	(1U << 1)
+#define AVOID_BW0	(1U << 2)
+
+/* ---- errno sets --------------------------------------------------------- */
+
+enum {
+	B_EPERM, B_ENOENT, B_EINTR, B_EIO, B_E2BIG, B_EBADF, B_EAGAIN,
+	B_ENOMEM, B_EACCES, B_EFAULT, B_EBUSY, B_EINVAL, B_EMFILE, B_ENOTTY,
+	B_ENOSPC, B_ETIME, B_EOVERFLOW, B_ENOBUFS, B_ETOOMANYREFS,
+	B_EALREADY, B_EDQUOT, B_ENOTRECOVERABLE, B_ENODEV, B_ENXIO,
+	B_NR
+};
+
+static const int errno_of[B_NR] = {
+	EPERM, ENOENT, EINTR, EIO, E2BIG, EBADF, EAGAIN, ENOMEM, EACCES,
+	EFAULT, EBUSY, EINVAL, EMFILE, ENOTTY, ENOSPC, ETIME, EOVERFLOW,
+	ENOBUFS, ETOOMANYREFS, EALREADY, EDQUOT, ENOTRECOVERABLE, ENODEV,
+	ENXIO,
+};
+
+#define M(e)	(1U << B_##e)
+/* every ioctl: a bad structure, pointer or size, or no memory */
+#define M_BASE	(M(EINVAL) | M(EFAULT) | M(E2BIG) | M(ENOMEM))
+/* a call on the file other threads close and reopen */
+#define M_VOL	(M(EBADF) | M(ENOTTY))
+/* a SUBMIT entry's refusals */
+#define M_SQE	(M(EINVAL) | M(ENOENT) | M(EBUSY) | M(ENOSPC) | M(EDQUOT) | \
+		 M(ENOBUFS) | M(ENOTRECOVERABLE) | M(EIO) | M(EAGAIN) | \
+		 M(ENOMEM))
+
+static bool errno_allowed(int err, unsigned int mask)
+{
+	int i;
+
+	for (i = 0; i < B_NR; i++)
+		if (errno_of[i] == err)
+			return mask & (1U << i);
+	return false;
+}
+
+/* ---- state -------------------------------------------------------------- */
+
+struct op_rec {
+	const char *op;
+	__u64 a, b, c;
+	long ret;
+};
+
+struct region {
+	void *addr;
+	size_t len;
+};
+
+struct thr {
+	int idx;
+	pthread_t tid;
+	__u64 rng;
+	struct op_rec ring[RING];
+	unsigned int pos;
+	unsigned long calls;
+	unsigned char *arg;		/* ARG_AREA bytes, a guard page after */
+	struct region maps[MAX_MAPS];	/* mmaps of module buffers */
+	unsigned int nmaps;
+	struct region user[MAX_USERMEM];	/* memory we pin */
+	unsigned int nuser;
+	size_t user_bytes;
+};
+
+struct ent {
+	__u64 h, len, moff;
+};
+
+struct pool {
+	pthread_mutex_t lock;
+	struct ent e[POOL];
+	unsigned int n;
+};
+
+static struct {
+	__u64 seed;
+	unsigned int secs, nthreads;
+	unsigned long max_calls;
+	bool root_knobs, inject, stress, root;
+	unsigned int avoid;
+} opt = { .seed = 1, .secs = 10, .nthreads = 4 };
+
+static int g_fd = -1;			/* the shared context */
+static int g_vfd = -1;			/* closed and reopened under us */
+static struct retire_info g_info;
+static struct pool g_bufs, g_reqs, g_terms, g_tokens;
+static volatile int g_stop;
+static int g_failed;
+static unsigned long g_calls, g_admitted, g_refused;
+static bool g_lowered;			/* a limit was lowered (AVOID_RAISE) */
+static pthread_mutex_t g_fail_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct thr g_thr[MAX_THREADS];
+static __thread struct thr *cur;
+static void *g_none_page, *g_ro_page;	/* PROT_NONE and PROT_READ */
+static __u64 g_start_ns, g_end_ns;
+
+/* ---- the op ring and failures ------------------------------------------- */
+
+static void ring_print(struct thr *t)
+{
+	unsigned int i, k;
+
+	printf("fuzz: last %d operations of thread %d, oldest first:\n",
+	       RING, t->idx);
+	for (i = 0; i < RING; i++) {
+		struct op_rec *o = &t->ring[(t->pos + i) % RING];
+
+		if (!o->op)
+			continue;
+		k = o->ret < 0 && -o->ret < 4096;
+		printf("  %-14s %#llx %#llx %#llx -> %ld%s%s\n", o->op,
+		       (unsigned long long)o->a, (unsigned long long)o->b,
+		       (unsigned long long)o->c, o->ret, k ? " " : "",
+		       k ? strerror((int)-o->ret) : "");
+	}
+}
+
+static void fail(struct thr *t, const char *fmt, ...)
+{
+	va_list ap;
+
+	pthread_mutex_lock(&g_fail_lock);
+	g_stop = 1;
+	if (!g_failed) {
+		g_failed = 1;
+		printf("fuzz: FAIL seed=%llu thread=%d\n",
+		       (unsigned long long)opt.seed, t ? t->idx : -1);
+		printf("fuzz: ");
+		va_start(ap, fmt);
+		vprintf(fmt, ap);
+		va_end(ap);
+		printf("\n");
+		if (t)
+			ring_print(t);
+		fflush(stdout);
+	}
+	pthread_mutex_unlock(&g_fail_lock);
+}
+
+/* record one call and check its result against the errnos allowed */
+static long note(struct thr *t, const char *op, __u64 a, __u64 b, __u64 c,
+		 long ret, unsigned int allowed)
+{
+	struct op_rec *o = &t->ring[t->pos++ % RING];
+
+	o->op = op;
+	o->a = a;
+	o->b = b;
+	o->c = c;
+	o->ret = ret;
+	t->calls++;
+	__atomic_add_fetch(&g_calls, 1, __ATOMIC_RELAXED);
+	if (ret > 0)
+		fail(t, "%s returned %ld, want 0 or -errno", op, ret);
+	else if (ret < 0 && !errno_allowed((int)-ret, allowed))
+		fail(t, "%s returned %ld (%s), not a documented errno", op,
+		     ret, strerror((int)-ret));
+	return ret;
+}
+
+/* a crash prints the ring of the thread that crashed */
+static void on_crash(int sig)
+{
+	fail(cur, "signal %d (%s)", sig, strsignal(sig));
+	_exit(1);
+}
+
+/* the run overran its bound: somebody is stuck in the kernel */
+static void on_watchdog(int sig)
+{
+	int i;
+
+	printf("fuzz: FAIL seed=%llu thread=-1\nfuzz: still running %u s after the end (stuck call?)\n",
+	       (unsigned long long)opt.seed, opt.secs);
+	for (i = 0; i < (int)opt.nthreads; i++)
+		ring_print(&g_thr[i]);
+	fflush(stdout);
+	_exit(1);
+}
+
+/* ---- randomness --------------------------------------------------------- */
+
+static unsigned int rnd(struct thr *t, unsigned int n)
+{
+	return rt_rand(&t->rng, n);
+}
+
+static bool chance(struct thr *t, unsigned int one_in)
+{
+	return !rnd(t, one_in);
+}
+
+static __u64 rnd64(struct thr *t)
+{
+	return rt_xorshift64(&t->rng);
+}
+
+/* in stress mode nothing is mutated */
+static bool mutate(struct thr *t, unsigned int one_in)
+{
+	return !opt.stress && chance(t, one_in);
+}
+
+/* ---- pools of harvested handles ----------------------------------------- */
+
+static void pool_put(struct thr *t, struct pool *p, __u64 h, __u64 len,
+		     __u64 moff)
+{
+	struct ent e = { h, len, moff };
+
+	pthread_mutex_lock(&p->lock);
+	if (p->n < POOL)
+		p->e[p->n++] = e;
+	else
+		p->e[rnd(t, POOL)] = e;	/* forgotten: the close cleans up */
+	pthread_mutex_unlock(&p->lock);
+}
+
+/* a random entry, taken out of the pool if @take */
+static bool pool_get(struct thr *t, struct pool *p, bool take, struct ent *e)
+{
+	unsigned int i;
+	bool ok = false;
+
+	pthread_mutex_lock(&p->lock);
+	if (p->n) {
+		i = rnd(t, p->n);
+		*e = p->e[i];
+		if (take)
+			p->e[i] = p->e[--p->n];
+		ok = true;
+	}
+	pthread_mutex_unlock(&p->lock);
+	return ok;
+}
+
+static void pool_del(struct pool *p, __u64 h)
+{
+	unsigned int i;
+
+	pthread_mutex_lock(&p->lock);
+	for (i = 0; i < p->n; i++)
+		if (p->e[i].h == h) {
+			p->e[i] = p->e[--p->n];
+			break;
+		}
+	pthread_mutex_unlock(&p->lock);
+}
+
+/* a handle that names nothing (or something else) half the time */
+static __u64 mutate_handle(struct thr *t, __u64 h)
+{
+	switch (rnd(t, 8)) {
+	case 0:
+		return h ^ (1ULL << (56 + rnd(t, 8)));		/* kind */
+	case 1:
+		return h ^ (1ULL << (32 + rnd(t, 24)));		/* slot */
+	case 2:
+		return h + 1;					/* next gen */
+	case 3:
+		return h - 1;					/* previous */
+	case 4:
+		return h ^ (1ULL << rnd(t, 32));		/* any gen bit */
+	case 5:
+		return 0;
+	case 6:
+		return rnd64(t);
+	default:
+		return (h & ~0xffffffffULL) | 0xffffffffULL;	/* wrap */
+	}
+}
+
+/* a handle of the pool, maybe mutated, or a forged one */
+static __u64 pick_handle(struct thr *t, struct pool *p, bool take)
+{
+	struct ent e;
+
+	if (!pool_get(t, p, take, &e))
+		return chance(t, 2) ? rnd64(t) : 0;
+	return mutate(t, 5) ? mutate_handle(t, e.h) : e.h;
+}
+
+/* ---- files -------------------------------------------------------------- */
+
+/* the shared file mostly; sometimes the one being closed and reopened */
+static int pick_fd(struct thr *t, unsigned int *allowed)
+{
+	int fd;
+
+	if (!opt.stress && chance(t, 8)) {
+		fd = __atomic_load_n(&g_vfd, __ATOMIC_ACQUIRE);
+		if (fd >= 0) {
+			*allowed |= M_VOL;
+			return fd;
+		}
+	}
+	return g_fd;
+}
+
+/* the argument, and an ioctl number whose size field may lie */
+static unsigned long mk_cmd(struct thr *t, unsigned long cmd, size_t size)
+{
+	static const size_t sizes[] = { 0, 1, 8, 4096, 16383 };
+	size_t s;
+
+	if (!mutate(t, 12))
+		return cmd;
+	switch (rnd(t, 4)) {
+	case 0:
+		s = sizes[rnd(t, 5)];
+		break;
+	case 1:
+		s = size - 8;
+		break;
+	default:
+		s = size + 8 * (1 + rnd(t, 8));
+		break;
+	}
+	/* a longer structure with a non-zero tail: -E2BIG */
+	if (s > size && chance(t, 2))
+		t->arg[size + rnd(t, s - size)] = 1 + rnd(t, 255);
+	return _IOC(_IOC_READ | _IOC_WRITE, RETIRE_IOC_MAGIC, _IOC_NR(cmd), s);
+}
+
+/* where the argument lives: the thread's area or a bad address */
+static void *mk_ptr(struct thr *t, void *good)
+{
+	if (!mutate(t, 20))
+		return good;
+	switch (rnd(t, 6)) {
+	case 0:
+		return NULL;
+	case 1:
+		return (void *)1UL;
+	case 2:
+		return g_none_page;
+	case 3:
+		return g_ro_page;	/* readable: the copy-out fails */
+	case 4:
+		return (void *)0xffffffff81000000UL;	/* the kernel's */
+	default:
+		return t->arg + ARG_AREA - 8;	/* runs into the guard */
+	}
+}
+
+/* zero the argument area: a mutated size reads past the structure */
+static void *arg_clear(struct thr *t)
+{
+	memset(t->arg, 0, ARG_AREA);
+	return t->arg;
+}
+
+static long do_ioctl(int fd, unsigned long cmd, void *arg)
+{
+	long r = ioctl(fd, cmd, arg);
+
+	return r < 0 ? -errno : r;
+}
+
+/* a non-zero reserved field or an unknown flag, sometimes */
+static void poke(struct thr *t, void *field, size_t size)
+{
+	if (mutate(t, 16))
+		((unsigned char *)field)[rnd(t, size)] |= 1U << rnd(t, 8);
+}
+
+/* ---- records ------------------------------------------------------------ */
+
+static void check_cqe(struct thr *t, const struct retire_cqe *c)
+{
+	bool bad = c->type < RETIRE_REC_TIMEOUT ||
+		   c->type > RETIRE_REC_QUARANTINE ||
+		   c->outcome < RETIRE_OUTCOME_COMPLETED ||
+		   c->outcome > RETIRE_OUTCOME_RETIRED ||
+		   (c->flags & ~RETIRE_CQE_F_ALL) || c->reserved ||
+		   RETIRE_HANDLE_KIND(c->handle) != RETIRE_KIND_REQ ||
+		   ((c->flags & RETIRE_CQE_F_MEASURED) &&
+		    c->type != RETIRE_REC_TERMINAL);
+
+	if (bad)
+		fail(t, "malformed record: type %u outcome %u flags %#x handle %#llx reserved %#llx",
+		     c->type, c->outcome, c->flags,
+		     (unsigned long long)c->handle,
+		     (unsigned long long)c->reserved);
+	if (c->type == RETIRE_REC_TERMINAL)
+		pool_put(t, &g_terms, c->handle, 0, 0);
+	if (c->type == RETIRE_REC_RETIRED) {
+		pool_del(&g_terms, c->handle);
+		pool_del(&g_reqs, c->handle);
+	}
+}
+
+static void harvest(struct thr *t, const struct retire_cqe *c, unsigned int n)
+{
+	unsigned int i;
+
+	for (i = 0; i < n; i++)
+		check_cqe(t, &c[i]);
+}
+
+/* ---- the operations ----------------------------------------------------- */
+
+static void op_info(struct thr *t)
+{
+	struct retire_info *in = arg_clear(t);
+	unsigned int allowed = M_BASE;
+	int fd = pick_fd(t, &allowed);
+	unsigned long cmd = mk_cmd(t, RETIRE_IOC_GET_INFO, sizeof(*in));
+	long ret;
+
+	poke(t, &in->flags, sizeof(in->flags));
+	poke(t, in->reserved, sizeof(in->reserved));
+	ret = do_ioctl(fd, cmd, mk_ptr(t, in));
+	note(t, "info", cmd, 0, 0, ret, allowed);
+	if (!ret && cmd == RETIRE_IOC_GET_INFO &&
+	    (in->abi_version != RETIRE_ABI_VERSION ||
+	     memcmp(&in->caps, &g_info.caps, sizeof(in->caps))))
+		fail(t, "GET_INFO changed: abi %u", in->abi_version);
+}
+
+/* a page count a guest can afford: mostly small */
+static __u64 buf_len(struct thr *t)
+{
+	static const unsigned int pages[] = { 1, 1, 2, 3, 4, 8, 16, 64, 256 };
+
+	return (__u64)pages[rnd(t, 9)] * RT_PAGE;
+}
+
+static __u64 bad_len(struct thr *t)
+{
+	static const __u64 lens[] = {
+		0, 1, RT_PAGE - 1, RT_PAGE + 1, 3 * RT_PAGE / 2,
+		128ULL << 20,				/* over the pool cap */
+		1ULL << 40, ~0ULL, ~0ULL - RT_PAGE + 1, 1ULL << 63,
+		(~0ULL) & ~(RT_PAGE - 1),
+	};
+	unsigned int n = sizeof(lens) / sizeof(lens[0]);
+	unsigned int i = rnd(t, n);
+
+	/* the huge ones trip a known module bug unless avoided */
+	if ((opt.avoid & AVOID_HUGE) && i >= 5)
+		return lens[rnd(t, 5)];
+	return lens[i];
+}
+
+static void op_register(struct thr *t)
+{
+	struct retire_buf_reg *reg = arg_clear(t);
+	unsigned int allowed = M_BASE | M(EDQUOT) | M(EMFILE) | M(ENOSPC) |
+			       M(EAGAIN);
+	int fd = pick_fd(t, &allowed);
+	unsigned long cmd = mk_cmd(t, RETIRE_IOC_BUF_REGISTER, sizeof(*reg));
+	long ret;
+
+	reg->len = mutate(t, 8) ? bad_len(t) : buf_len(t);
+	if (mutate(t, 16))
+		reg->addr = rnd(t, 2) ? RT_PAGE : (unsigned long)t->arg;
+	poke(t, &reg->flags, sizeof(reg->flags));
+	poke(t, &reg->evicted, sizeof(reg->evicted));
+	poke(t, reg->reserved, sizeof(reg->reserved));
+	ret = do_ioctl(fd, cmd, mk_ptr(t, reg));
+	note(t, "register", reg->len, reg->flags, reg->handle, ret, allowed);
+	if (!ret && RETIRE_HANDLE_KIND(reg->handle) == RETIRE_KIND_BUF)
+		pool_put(t, &g_bufs, reg->handle, reg->len, reg->mmap_offset);
+}
+
+/* memory to pin: anonymous pages of our own, kept until the end */
+static void *user_mem(struct thr *t, size_t len)
+{
+	void *p;
+
+	if (t->nuser == MAX_USERMEM || t->user_bytes + len > USERMEM_BUDGET)
+		return NULL;
+	p = mmap(NULL, len, PROT_READ | PROT_WRITE,
+		 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (p == MAP_FAILED)
+		return NULL;
+	memset(p, 0x5a, len);
+	t->user[t->nuser++] = (struct region){ p, len };
+	t->user_bytes += len;
+	return p;
+}
+
+static void op_pin(struct thr *t)
+{
+	struct retire_buf_reg *reg = arg_clear(t);
+	unsigned int allowed = M_BASE | M(EDQUOT) | M(EMFILE) | M(ENOSPC) |
+			       M(EAGAIN);
+	int fd = pick_fd(t, &allowed);
+	__u64 len = buf_len(t);
+	void *mem = user_mem(t, len);
+	long ret;
+
+	if (!mem)
+		return;
+	reg->flags = RETIRE_BUF_F_USER;
+	reg->addr = (unsigned long)mem;
+	reg->len = len;
+	if (mutate(t, 6)) {
+		switch (rnd(t, 6)) {
+		case 0:
+			reg->addr += 1 + rnd(t, RT_PAGE - 1);
+			break;
+		case 1:
+			reg->addr = (unsigned long)g_none_page;
+			reg->len = RT_PAGE;
+			break;
+		case 2:
+			reg->addr = (unsigned long)g_ro_page;
+			reg->len = RT_PAGE;
+			break;
+		case 3:
+			reg->addr = 0xffffffff81000000ULL;
+			break;
+		case 4:
+			reg->len += RT_PAGE * (1 + rnd(t, 4096)); /* past it */
+			break;
+		default:
+			reg->len = bad_len(t);
+			break;
+		}
+	}
+	poke(t, &reg->flags, sizeof(reg->flags));
+	poke(t, &reg->mmap_offset, sizeof(reg->mmap_offset));
+	ret = do_ioctl(fd, RETIRE_IOC_BUF_REGISTER, reg);
+	note(t, "pin", reg->addr, reg->len, reg->handle, ret, allowed);
+	if (!ret) {
+		pool_put(t, &g_bufs, reg->handle, reg->len, 0);
+		return;
+	}
+	/* nothing pinned it: give the memory back at once */
+	t->nuser--;
+	t->user_bytes -= len;
+	munmap(mem, len);
+}
+
+/* munmap pinned memory under the module, sometimes: pins hold the pages */
+static void op_unmap_user(struct thr *t)
+{
+	struct region r;
+	unsigned int i;
+
+	if (!t->nuser)
+		return;
+	i = rnd(t, t->nuser);
+	r = t->user[i];
+	t->user[i] = t->user[--t->nuser];
+	t->user_bytes -= r.len;
+	note(t, "munmap-user", (unsigned long)r.addr, r.len, 0,
+	     munmap(r.addr, r.len) ? -errno : 0, 0);
+}
+
+static void op_mmap(struct thr *t)
+{
+	/* ENOENT: an offset of a buffer that is gone (a stale handle) */
+	unsigned int allowed = M(EINVAL) | M(ENOMEM) | M(EACCES) | M(EPERM) |
+			       M(EOVERFLOW) | M(ENODEV) | M(ENXIO) | M(EAGAIN) |
+			       M(ENOENT);
+	int fd = pick_fd(t, &allowed);
+	size_t len;
+	off_t off;
+	int flags = MAP_SHARED;
+	struct ent e;
+	void *p;
+
+	if (t->nmaps == MAX_MAPS || !pool_get(t, &g_bufs, false, &e) ||
+	    !e.moff)
+		return;
+	len = e.len;
+	off = (off_t)e.moff;
+	if (mutate(t, 5)) {
+		switch (rnd(t, 5)) {
+		case 0:
+			len += RT_PAGE;
+			break;
+		case 1:
+			off += RT_PAGE;
+			break;
+		case 2:
+			flags = MAP_PRIVATE;
+			break;
+		case 3:
+			off = (off_t)(rnd64(t) & ~(RT_PAGE - 1) & LLONG_MAX);
+			break;
+		default:
+			off -= RT_PAGE;
+			break;
+		}
+	}
+	p = mmap(NULL, len, PROT_READ | PROT_WRITE, flags, fd, off);
+	note(t, "mmap", e.h, len, (__u64)off, p == MAP_FAILED ? -errno : 0,
+	     allowed);
+	if (p == MAP_FAILED)
+		return;
+	if (flags != MAP_SHARED)
+		fail(t, "mmap(MAP_PRIVATE) of a module buffer succeeded");
+	/* the mapping keeps its pages even if the buffer goes: touch them */
+	((volatile unsigned char *)p)[0] = 0xa5;
+	((volatile unsigned char *)p)[len - 1] ^= 1;
+	t->maps[t->nmaps++] = (struct region){ p, len };
+}
+
+static void op_munmap(struct thr *t)
+{
+	struct region r;
+	unsigned int i;
+
+	if (!t->nmaps)
+		return;
+	i = rnd(t, t->nmaps);
+	r = t->maps[i];
+	t->maps[i] = t->maps[--t->nmaps];
+	((volatile unsigned char *)r.addr)[r.len / 2] ^= 0xff;
+	note(t, "munmap", (unsigned long)r.addr, r.len, 0,
+	     munmap(r.addr, r.len) ? -errno : 0, 0);
+}
+
+static void op_handle_cmd(struct thr *t, const char *name, unsigned long c,
+			  struct pool *p, bool take, unsigned int allowed)
+{
+	struct retire_handle_arg *h = arg_clear(t);
+	int fd = pick_fd(t, &allowed);
+	unsigned long cmd = mk_cmd(t, c, sizeof(*h));
+	long ret;
+
+	h->handle = pick_handle(t, p, take);
+	poke(t, &h->flags, sizeof(h->flags));
+	poke(t, &h->pad, sizeof(h->pad));
+	poke(t, h->reserved, sizeof(h->reserved));
+	ret = do_ioctl(fd, cmd, mk_ptr(t, h));
+	note(t, name, h->handle, cmd, 0, ret, allowed);
+	if (ret == -EBUSY && take)
+		pool_put(t, p, h->handle, 0, 0);	/* still registered */
+}
+
+static void op_unregister(struct thr *t)
+{
+	op_handle_cmd(t, "unregister", RETIRE_IOC_BUF_UNREGISTER, &g_bufs,
+		      chance(t, 2), M_BASE | M(EBUSY) | M(ENOENT));
+}
+
+static void op_cancel(struct thr *t)
+{
+	op_handle_cmd(t, "cancel", RETIRE_IOC_CANCEL,
+		      chance(t, 2) ? &g_reqs : &g_terms, false,
+		      M_BASE | M(ENOENT) | M(EALREADY));
+}
+
+static void op_retire(struct thr *t)
+{
+	op_handle_cmd(t, "retire", RETIRE_IOC_RETIRE,
+		      chance(t, 4) ? &g_reqs : &g_terms, false,
+		      M_BASE | M(EBUSY) | M(EALREADY) | M(ENOENT));
+}
+
+static void fill_sqe(struct thr *t, struct retire_sqe *s)
+{
+	struct ent e = { 0 };
+
+	if (!pool_get(t, &g_bufs, false, &e))
+		e.h = rnd64(t);
+	s->user_data = rnd64(t);
+	s->buf = mutate(t, 10) ? mutate_handle(t, e.h) : e.h;
+	s->len = e.len ? 1 + rnd(t, (unsigned int)e.len) : RT_PAGE;
+	s->offset = e.len > s->len ? rnd(t, (unsigned int)(e.len - s->len) + 1) : 0;
+	s->deadline_ns = chance(t, 3) ? 1 + rnd(t, 50) * RT_MS : 0;
+	s->key = rnd(t, 8);
+	s->dev_flags = 1 + rnd(t, 3);
+	if (mutate(t, 6)) {
+		switch (rnd(t, 7)) {
+		case 0:
+			s->len = 0;
+			break;
+		case 1:
+			s->offset = e.len;
+			break;
+		case 2:
+			s->offset = ~0ULL - 1;
+			s->len = 2;		/* offset + len wraps */
+			break;
+		case 3:
+			s->len = e.len + 1;
+			break;
+		case 4:
+			s->dev_flags = rnd(t, 2) ? 0 : 1U << (2 + rnd(t, 30));
+			break;
+		case 5:
+			s->deadline_ns = 1;
+			break;
+		default:
+			s->key = rnd64(t);
+			break;
+		}
+	}
+	poke(t, &s->flags, sizeof(s->flags));
+	poke(t, &s->pad, sizeof(s->pad));
+	poke(t, &s->result, sizeof(s->result));
+	poke(t, s->reserved, sizeof(s->reserved));
+}
+
+static void submit_results(struct thr *t, struct retire_sqe *sq,
+			   unsigned int nr, unsigned int submitted)
+{
+	unsigned int i, ok = 0;
+
+	for (i = 0; i < nr; i++) {
+		if (!sq[i].result) {
+			ok++;
+			pool_put(t, &g_reqs, sq[i].handle, 0, 0);
+			continue;
+		}
+		if (sq[i].result > 0 ||
+		    !errno_allowed(-sq[i].result, M_SQE))
+			fail(t, "SUBMIT entry %u result %d", i, sq[i].result);
+	}
+	if (ok != submitted)
+		fail(t, "SUBMIT said %u admitted, its entries %u", submitted,
+		     ok);
+	__atomic_add_fetch(&g_admitted, ok, __ATOMIC_RELAXED);
+	__atomic_add_fetch(&g_refused, nr - ok, __ATOMIC_RELAXED);
+}
+
+static void op_submit(struct thr *t)
+{
+	struct retire_submit *sub = arg_clear(t);
+	/* the sqes live in the same area, after the argument */
+	struct retire_sqe *sq = (struct retire_sqe *)(t->arg + 256);
+	unsigned int allowed = M_BASE;
+	int fd = pick_fd(t, &allowed);
+	unsigned long cmd = mk_cmd(t, RETIRE_IOC_SUBMIT, sizeof(*sub));
+	unsigned int nr = 1 + rnd(t, 8), i;
+	long ret;
+
+	for (i = 0; i < nr; i++)
+		fill_sqe(t, &sq[i]);
+	sub->sqes = (unsigned long)sq;
+	sub->nr = nr;
+	if (mutate(t, 10)) {
+		switch (rnd(t, 4)) {
+		case 0:
+			sub->nr = rnd(t, 2) ? 0 : RETIRE_SUBMIT_MAX + 1;
+			break;
+		case 1:
+			sub->sqes = (unsigned long)mk_ptr(t, NULL);
+			break;
+		case 2:
+			sub->sqes = (unsigned long)g_ro_page;
+			break;
+		default:	/* the array runs into the guard page */
+			sub->nr = RETIRE_SUBMIT_MAX;
+			break;
+		}
+	}
+	poke(t, &sub->flags, sizeof(sub->flags));
+	poke(t, &sub->submitted, sizeof(sub->submitted));
+	poke(t, sub->reserved, sizeof(sub->reserved));
+	ret = do_ioctl(fd, cmd, mk_ptr(t, sub));
+	note(t, "submit", sub->nr, sub->sqes, sub->submitted, ret, allowed);
+	if (!ret && cmd == RETIRE_IOC_SUBMIT && sub->sqes == (unsigned long)sq)
+		submit_results(t, sq, sub->nr, sub->submitted);
+}
+
+static void op_token(struct thr *t)
+{
+	struct retire_token_op *op = arg_clear(t);
+	unsigned int allowed = M_BASE | M(ENOENT) | M(EBUSY) |
+			       M(ETOOMANYREFS) | M(EALREADY);
+	int fd = pick_fd(t, &allowed);
+	unsigned long cmd = mk_cmd(t, RETIRE_IOC_TOKEN, sizeof(*op));
+	long ret;
+
+	op->op = 1 + rnd(t, 3);
+	if (op->op == RETIRE_TOKEN_BORROW)
+		op->handle = pick_handle(t, chance(t, 4) ? &g_reqs : &g_terms,
+					 false);
+	else
+		op->handle = pick_handle(t, &g_tokens,
+					 op->op == RETIRE_TOKEN_RETURN);
+	if (op->op == RETIRE_TOKEN_RETURN && chance(t, 4))
+		op->error = -(int)(1 + rnd(t, 130));
+	if (mutate(t, 10)) {
+		switch (rnd(t, 3)) {
+		case 0:
+			op->op = rnd(t, 2) ? 0 : 4 + rnd(t, 100);
+			break;
+		case 1:
+			op->error = rnd(t, 2) ? 1 + rnd(t, 100) : -5000;
+			break;
+		default:
+			op->token = rnd64(t);
+			break;
+		}
+	}
+	poke(t, &op->flags, sizeof(op->flags));
+	poke(t, &op->pad, sizeof(op->pad));
+	poke(t, op->reserved, sizeof(op->reserved));
+	ret = do_ioctl(fd, cmd, mk_ptr(t, op));
+	note(t, "token", op->op, op->handle, op->token, ret, allowed);
+	if (ret || cmd != RETIRE_IOC_TOKEN)
+		return;
+	if (op->op == RETIRE_TOKEN_BORROW || op->op == RETIRE_TOKEN_HANDOFF)
+		pool_put(t, &g_tokens, op->token, 0, 0);
+	if (op->op == RETIRE_TOKEN_HANDOFF)
+		pool_del(&g_tokens, op->handle);
+}
+
+static void op_reap(struct thr *t)
+{
+	struct retire_reap *rp = arg_clear(t);
+	struct retire_cqe *c = (struct retire_cqe *)(t->arg + 256);
+	unsigned int allowed = M_BASE | M(EINTR);
+	int fd = pick_fd(t, &allowed);
+	unsigned long cmd = mk_cmd(t, RETIRE_IOC_REAP, sizeof(*rp));
+	long ret;
+
+	rp->cqes = (unsigned long)c;
+	rp->nr = 1 + rnd(t, 64);
+	rp->min_complete = rnd(t, rp->nr + 1);
+	/* short waits only: a thread must notice the stop flag */
+	rp->timeout_ns = rnd(t, 3) * RT_MS;
+	if (rp->timeout_ns && chance(t, 4))
+		rp->flags = RETIRE_REAP_F_WAIT_FOREVER;	/* bounded anyway */
+	if (mutate(t, 10)) {
+		switch (rnd(t, 4)) {
+		case 0:
+			rp->nr = rnd(t, 2) ? 0 : RETIRE_SUBMIT_MAX + 1;
+			break;
+		case 1:
+			rp->min_complete = rp->nr + 1;
+			break;
+		case 2:
+			rp->cqes = (unsigned long)mk_ptr(t, NULL);
+			break;
+		default:
+			rp->cqes = (unsigned long)g_ro_page;
+			break;
+		}
+	}
+	if (mutate(t, 16) && rp->timeout_ns)
+		rp->flags |= 1U << rnd(t, 32);
+	poke(t, &rp->reaped, sizeof(rp->reaped));
+	poke(t, rp->reserved, sizeof(rp->reserved));
+	ret = do_ioctl(fd, cmd, mk_ptr(t, rp));
+	note(t, "reap", rp->nr, rp->min_complete, rp->reaped, ret, allowed);
+	if (ret || cmd != RETIRE_IOC_REAP || rp->cqes != (unsigned long)c)
+		return;
+	if (rp->reaped > rp->nr)
+		fail(t, "REAP returned %u records for %u", rp->reaped, rp->nr);
+	else
+		harvest(t, c, rp->reaped);
+}
+
+static void op_read(struct thr *t)
+{
+	struct retire_cqe *c = (struct retire_cqe *)t->arg;
+	unsigned int allowed = M(EAGAIN) | M(EINVAL) | M(EFAULT) | M(EINTR);
+	int fd = pick_fd(t, &allowed);
+	size_t count = sizeof(*c) * (1 + rnd(t, 32));
+	void *buf = c;
+	ssize_t n;
+
+	if (mutate(t, 8)) {
+		switch (rnd(t, 4)) {
+		case 0:
+			count = rnd(t, sizeof(*c));
+			break;
+		case 1:
+			buf = mk_ptr(t, NULL);
+			break;
+		case 2:
+			buf = g_ro_page;
+			break;
+		default:	/* more room claimed than the area has */
+			count = ARG_AREA + RT_PAGE * 4;
+			break;
+		}
+	}
+	/* the shared file is O_NONBLOCK: read() never waits */
+	n = read(fd, buf, count);
+	if (n > 0 && (n % sizeof(*c) || (size_t)n > count)) {
+		fail(t, "read(%zu) returned %zd", count, n);
+		return;
+	}
+	note(t, "read", count, (unsigned long)buf, 0, n < 0 ? -errno : 0,
+	     allowed);
+	if (n > 0 && buf == c)
+		harvest(t, c, n / sizeof(*c));
+}
+
+static void op_poll(struct thr *t)
+{
+	unsigned int allowed = M(EINTR) | M(ENOMEM);
+	struct pollfd p = { .fd = pick_fd(t, &allowed), .events = POLLIN };
+	int n = poll(&p, 1, rnd(t, 3));
+
+	note(t, "poll", p.fd, n, p.revents, n < 0 ? -errno : 0, allowed);
+	if (n > 0 && (p.revents & ~(POLLIN | POLLRDNORM | POLLNVAL)))
+		fail(t, "poll revents %#x", p.revents);
+}
+
+static void op_stats(struct thr *t)
+{
+	struct retire_stats_arg *a = arg_clear(t);
+	void *st = t->arg + 256;
+	unsigned int allowed = M_BASE;
+	int fd = pick_fd(t, &allowed);
+	unsigned long cmd = mk_cmd(t, RETIRE_IOC_GET_STATS, sizeof(*a));
+	long ret;
+
+	a->stats = (unsigned long)st;
+	a->size = sizeof(struct retire_stats);
+	a->flags = rnd(t, 2) ? RETIRE_STATS_F_MODULE : 0;
+	if (mutate(t, 6)) {
+		switch (rnd(t, 4)) {
+		case 0:
+			a->size = rnd(t, 2) ? 0 : 1 + rnd(t, 64);
+			break;
+		case 1:	/* bigger: zeroed tail, into the guard page */
+			a->size = sizeof(struct retire_stats) + rnd(t, 20000);
+			break;
+		case 2:
+			a->stats = (unsigned long)mk_ptr(t, NULL);
+			break;
+		default:
+			a->stats = (unsigned long)g_ro_page;
+			break;
+		}
+	}
+	poke(t, &a->flags, sizeof(a->flags));
+	poke(t, a->reserved, sizeof(a->reserved));
+	ret = do_ioctl(fd, cmd, mk_ptr(t, a));
+	note(t, "stats", a->flags, a->size, a->stats, ret, allowed);
+}
+
+/* a limit in [1, cap], mostly near one end or the other */
+static __u64 lim(struct thr *t, __u64 cap, __u64 lo)
+{
+	switch (rnd(t, 4)) {
+	case 0:
+		return cap;
+	case 1:
+		return lo + rnd(t, 16) < cap ? lo + rnd(t, 16) : cap;
+	default:
+		return lo + rt_xorshift64(&t->rng) % (cap - lo + 1);
+	}
+}
+
+/*
+ * New limits for the shared context. Never above a cap (max_active in
+ * particular); watchdog_ns stays long unless the engine can be reset.
+ */
+static void new_limits(struct thr *t, const struct retire_limits *c,
+		       const struct retire_limits *now, struct retire_limits *l)
+{
+	__u64 wd_lo = opt.root_knobs ? RT_MS : c->watchdog_ns / 2;
+
+	l->max_unretired = lim(t, c->max_unretired, 1);
+	l->max_active = lim(t, c->max_active, 1);
+	l->max_active_per_key = lim(t, l->max_active < c->max_active_per_key ?
+				       l->max_active : c->max_active_per_key, 1);
+	l->max_waiting = lim(t, c->max_waiting, 1);
+	l->max_tokens = lim(t, c->max_tokens, 1);
+	l->max_buffers = lim(t, c->max_buffers, 1);
+	l->max_reserved_bytes = lim(t, c->max_reserved_bytes, 1);
+	l->max_pinned_bytes = lim(t, c->max_pinned_bytes, 0);
+	l->max_pool_bytes = lim(t, c->max_pool_bytes, 1);
+	l->watchdog_ns = lim(t, c->watchdog_ns, wd_lo);
+	if (!(opt.avoid & AVOID_RAISE) || !g_lowered)
+		return;
+	/* the known close() hang needs a raise after a lowering: none */
+#define NOT_UP(f) do { if (l->f > now->f) l->f = now->f; } while (0)
+	NOT_UP(max_unretired);
+	NOT_UP(max_active);
+	NOT_UP(max_active_per_key);
+	NOT_UP(max_waiting);
+	NOT_UP(max_tokens);
+	NOT_UP(max_buffers);
+	NOT_UP(max_reserved_bytes);
+	NOT_UP(max_pinned_bytes);
+	NOT_UP(max_pool_bytes);
+	NOT_UP(watchdog_ns);
+#undef NOT_UP
+}
+
+static void op_limits(struct thr *t)
+{
+	struct retire_limits_arg *a = arg_clear(t);
+	struct retire_limits now;
+	/* EPERM: a short watchdog without CAP_SYS_ADMIN */
+	unsigned int allowed = M_BASE | M(EBUSY) | M(EPERM);
+	int fd = g_fd;
+	unsigned long cmd = mk_cmd(t, RETIRE_IOC_LIMITS, sizeof(*a));
+	long ret;
+
+	a->op = RETIRE_LIMITS_GET;
+	ret = do_ioctl(fd, RETIRE_IOC_LIMITS, a);
+	note(t, "limits-get", 0, 0, 0, ret, allowed);
+	if (ret)
+		return;
+	now = a->limits;
+	if (chance(t, 2) && (opt.root_knobs || opt.stress || !opt.root ||
+			     chance(t, 4))) {
+		a->op = RETIRE_LIMITS_SET;
+		new_limits(t, &g_info.caps, &now, &a->limits);
+		if (mutate(t, 6)) {	/* refused: zero or over a cap */
+			__u32 *f = (__u32 *)&a->limits + rnd(t, 6);
+
+			*f = rnd(t, 2) ? 0 : *f + 1;
+			if (f == &a->limits.max_active)
+				*f = 0;	/* never above its cap */
+		}
+	}
+	if (mutate(t, 16))
+		a->op = 2 + rnd(t, 100);
+	poke(t, &a->flags, sizeof(a->flags));
+	poke(t, a->reserved, sizeof(a->reserved));
+	ret = do_ioctl(fd, cmd, mk_ptr(t, a));
+	note(t, a->op == RETIRE_LIMITS_SET ? "limits-set" : "limits",
+	     a->limits.max_active, a->limits.watchdog_ns,
+	     a->limits.max_pool_bytes, ret, allowed);
+	if (!ret && a->op == RETIRE_LIMITS_SET &&
+	    memcmp(&a->limits, &now, sizeof(now)))
+		__atomic_store_n(&g_lowered, true, __ATOMIC_RELAXED);
+}
+
+static void op_epoch(struct thr *t)
+{
+	struct retire_epoch_arg *a = arg_clear(t);
+	unsigned int allowed = M_BASE | M(ENOSPC);
+	int fd = pick_fd(t, &allowed);
+	unsigned long cmd = mk_cmd(t, RETIRE_IOC_EPOCH, sizeof(*a));
+	long ret;
+
+	a->op = rnd(t, 3);
+	/* a few more keys than a context tracks: -ENOSPC */
+	a->key = a->op == RETIRE_EPOCH_REVOKE ? 0 : rnd(t, RETIRE_EPOCH_KEYS + 8);
+	if (mutate(t, 8)) {
+		switch (rnd(t, 4)) {
+		case 0:
+			a->op = 3 + rnd(t, 100);
+			break;
+		case 1:
+			a->key = rnd64(t);
+			break;
+		case 2:
+			a->epoch = 1;
+			break;
+		default:
+			a->authority = rnd64(t);
+			break;
+		}
+	}
+	poke(t, &a->flags, sizeof(a->flags));
+	poke(t, a->reserved, sizeof(a->reserved));
+	ret = do_ioctl(fd, cmd, mk_ptr(t, a));
+	note(t, "epoch", a->op, a->key, a->epoch, ret, allowed);
+}
+
+/* the engine's knobs, small: 0..5 ms latencies, occasionally a HANG */
+static void sim_random(struct thr *t, struct retire_sim_config *c)
+{
+	static const __u64 bpt[] = { 0, 512, 4096, 65536 };
+
+	memset(c, 0, sizeof(*c));
+	c->op = RETIRE_SIM_SET;
+	c->flags = rnd(t, 4) ? 0 : (rnd(t, 2) ? RETIRE_SIM_F_BLOCKED : 0) |
+				   (rnd(t, 2) ? RETIRE_SIM_F_CANCEL_RUNNING : 0) |
+				   (chance(t, 4) ? RETIRE_SIM_F_VIOLATE : 0);
+	if (chance(t, 10))
+		c->flags |= RETIRE_SIM_F_HANG;
+	c->latency_ns = rnd(t, 6) * RT_MS;
+	c->tick_ns = rnd(t, 3) * RT_MS;
+	c->bytes_per_tick = bpt[rnd(t, 4)];
+	c->fail_every = chance(t, 3) ? 1 + rnd(t, 10) : 0;
+	c->fail_submit_every = chance(t, 4) ? 1 + rnd(t, 10) : 0;
+	c->seed = rnd64(t);
+	c->finish_ns = chance(t, 3) ? rnd(t, 3) * RT_MS : 0;
+	if (chance(t, 3)) {
+		c->rate_bps = (1 + rnd(t, 100)) << 20;
+		if (!c->bytes_per_tick && (opt.avoid & AVOID_BW0))
+			c->bytes_per_tick = 4096;
+		c->burst_bytes = c->bytes_per_tick + ((__u64)rnd(t, 64) << 12);
+		if (!c->burst_bytes)
+			c->burst_bytes = RT_PAGE;
+	}
+}
+
+static void op_sim(struct thr *t)
+{
+	struct retire_sim_config *c = arg_clear(t);
+	unsigned int allowed = M_BASE | M(EPERM);
+	unsigned long cmd = mk_cmd(t, RETIRE_IOC_SIM_CONFIG, sizeof(*c));
+	long ret;
+
+	if (!opt.root_knobs || chance(t, 3)) {
+		c->op = RETIRE_SIM_GET;		/* anybody may read */
+	} else {
+		sim_random(t, c);
+		if (mutate(t, 6)) {
+			switch (rnd(t, 4)) {
+			case 0:
+				c->flags |= 1U << (4 + rnd(t, 28));
+				break;
+			case 1:
+				c->burst_bytes = (16ULL << 30) + 1;
+				break;
+			case 2:
+				c->rate_bps = 1 << 20;
+				c->burst_bytes = 0;
+				break;
+			default:
+				c->rate_bps = 1 << 20;
+				c->bytes_per_tick = 65536;
+				c->burst_bytes = 4096;
+				break;
+			}
+		}
+	}
+	if (mutate(t, 16))
+		c->op = 2 + rnd(t, 100);
+	poke(t, &c->reserved, sizeof(c->reserved));
+	ret = do_ioctl(g_fd, cmd, mk_ptr(t, c));
+	note(t, c->op == RETIRE_SIM_SET ? "sim-set" : "sim", c->flags,
+	     c->latency_ns, c->rate_bps, ret, allowed);
+}
+
+static void op_reset(struct thr *t)
+{
+	struct retire_handle_arg *h = arg_clear(t);
+	unsigned long cmd = mk_cmd(t, RETIRE_IOC_SIM_RESET, sizeof(*h));
+
+	if (!opt.root_knobs)
+		return;
+	if (mutate(t, 6))
+		h->handle = pick_handle(t, &g_reqs, false);
+	poke(t, &h->flags, sizeof(h->flags));
+	poke(t, &h->pad, sizeof(h->pad));
+	poke(t, h->reserved, sizeof(h->reserved));
+	note(t, "sim-reset", h->handle, cmd, 0,
+	     do_ioctl(g_fd, cmd, mk_ptr(t, h)), M_BASE | M(EPERM));
+}
+
+static void op_inject(struct thr *t)
+{
+	struct retire_sim_event *ev = arg_clear(t);
+	unsigned int allowed = M_BASE | M(EPERM) | M(ENOENT) | M(EBUSY);
+	int fd = pick_fd(t, &allowed);
+	unsigned long cmd = mk_cmd(t, RETIRE_IOC_SIM_INJECT, sizeof(*ev));
+	long ret;
+
+	if (!opt.inject)
+		return;
+	ev->handle = pick_handle(t, chance(t, 2) ? &g_terms : &g_reqs, false);
+	ev->error = chance(t, 2) ? 0 : -(int)(1 + rnd(t, 130));
+	if (mutate(t, 10))
+		ev->error = rnd(t, 2) ? 1 : -5000;
+	poke(t, &ev->flags, sizeof(ev->flags));
+	poke(t, ev->reserved, sizeof(ev->reserved));
+	ret = do_ioctl(fd, cmd, mk_ptr(t, ev));
+	note(t, "inject", ev->handle, (__u64)ev->error, 0, ret, allowed);
+}
+
+/*
+ * An ioctl number the module may not know: another type, a number past
+ * the last, another direction. A few random bytes in a zeroed argument;
+ * never the engine's, the limits' or REAP's numbers, whose random
+ * arguments could hang or quarantine without bound.
+ */
+static void op_raw(struct thr *t)
+{
+	unsigned char *a = arg_clear(t);
+	unsigned int allowed = M_BASE | M(ENOTTY) | M(ENOENT) | M(EBUSY) |
+			       M(EDQUOT) | M(EMFILE) | M(ENOSPC) | M(EAGAIN) |
+			       M(EALREADY) | M(ETOOMANYREFS) | M(EPERM);
+	int fd = pick_fd(t, &allowed);
+	unsigned int nr = rnd(t, 0x12), dir = rnd(t, 4);
+	unsigned int type = chance(t, 8) ? rnd(t, 256) : RETIRE_IOC_MAGIC;
+	unsigned int size = rnd(t, 2) ? rnd(t, 160) : rnd(t, 16384);
+	unsigned long cmd;
+	int i;
+	long ret;
+
+	if (opt.stress)
+		return;
+	if (type == RETIRE_IOC_MAGIC &&
+	    (nr == 0x07 || nr == 0x09 || nr == 0x0a || nr == 0x0b ||
+	     nr == 0x0c) && dir == (_IOC_READ | _IOC_WRITE))
+		return;
+	/* BUF_REGISTER's len: a random one may be huge */
+	if ((opt.avoid & AVOID_HUGE) && nr == 0x01)
+		return;
+	for (i = rnd(t, 4); i > 0; i--)
+		a[rnd(t, 96)] = rnd(t, 256);
+	cmd = _IOC(dir, type, nr, size);
+	ret = do_ioctl(fd, cmd, mk_ptr(t, a));
+	note(t, "raw-ioctl", cmd, size, 0, ret, allowed);
+}
+
+/* a dup used and closed, or the second file closed and reopened */
+static void op_fds(struct thr *t)
+{
+	unsigned int allowed = M_BASE;
+	struct retire_stats_arg *a;
+	int fd, old;
+
+	if (opt.stress || chance(t, 2)) {
+		fd = dup(g_fd);
+		note(t, "dup", g_fd, fd, 0, fd < 0 ? -errno : 0, M(EMFILE));
+		if (fd < 0)
+			return;
+		a = arg_clear(t);
+		a->stats = (unsigned long)(t->arg + 256);
+		a->size = sizeof(struct retire_stats);
+		note(t, "dup-stats", fd, 0, 0,
+		     do_ioctl(fd, RETIRE_IOC_GET_STATS, a), allowed);
+		note(t, "close-dup", fd, 0, 0, close(fd) ? -errno : 0, 0);
+		return;
+	}
+	/* the old file's context dies with whatever it still holds */
+	old = __atomic_exchange_n(&g_vfd, -1, __ATOMIC_ACQ_REL);
+	if (old >= 0)
+		note(t, "close-vfd", old, 0, 0, close(old) ? -errno : 0, 0);
+	fd = open("/dev/retire", O_RDWR | O_NONBLOCK | O_CLOEXEC);
+	note(t, "open-vfd", fd, 0, 0, fd < 0 ? -errno : 0, M(EMFILE) |
+	     M(ENOMEM));
+	if (fd < 0)
+		return;
+	/* another thread may have reopened it meanwhile: close one of two */
+	old = __atomic_exchange_n(&g_vfd, fd, __ATOMIC_ACQ_REL);
+	if (old >= 0)
+		note(t, "close-vfd", old, 0, 0, close(old) ? -errno : 0, 0);
+}
+
+/* ---- children ----------------------------------------------------------- */
+
+/* a child's call: a positive return or a wild errno ends it with 3 */
+static void child_call(int fd, unsigned long cmd, void *arg)
+{
+	long r = ioctl(fd, cmd, arg);
+
+	if (r > 0 || (r < 0 && !errno_allowed(errno, M_BASE | M_SQE |
+						 M(EALREADY) | M(EMFILE) |
+						 M(ETOOMANYREFS) | M(EINTR))))
+		_exit(3);
+}
+
+/*
+ * A forked child: a few calls on the inherited shared file (the parent's
+ * context) and on a file of its own, then it dies one way or another.
+ * It runs only raw syscalls: another thread may have held a lock of libc
+ * at the fork.
+ */
+static void child_run(struct thr *t, const struct ent *snap, unsigned int n)
+{
+	struct retire_handle_arg h;
+	struct retire_buf_reg reg;
+	struct retire_submit sub;
+	struct retire_sqe sqe;
+	int fd, i, steps = 3 + rnd(t, 8);
+
+	signal(SIGALRM, SIG_DFL);
+	alarm(5);
+	fd = open("/dev/retire", O_RDWR | O_NONBLOCK);
+	if (fd < 0)
+		fd = g_fd;
+	for (i = 0; i < steps; i++) {
+		const struct ent *e = n ? &snap[rnd(t, n)] : NULL;
+		int use = rnd(t, 2) ? fd : g_fd;
+
+		memset(&h, 0, sizeof(h));
+		memset(&reg, 0, sizeof(reg));
+		memset(&sub, 0, sizeof(sub));
+		memset(&sqe, 0, sizeof(sqe));
+		switch (rnd(t, 4)) {
+		case 0:
+			h.handle = e ? e->h : 0;
+			child_call(g_fd, RETIRE_IOC_CANCEL, &h);
+			break;
+		case 1:
+			reg.len = RT_PAGE * (1 + rnd(t, 4));
+			child_call(use, RETIRE_IOC_BUF_REGISTER, &reg);
+			if (!reg.handle)
+				break;
+			sqe.buf = reg.handle;
+			sqe.len = reg.len;
+			sqe.dev_flags = 1 + rnd(t, 3);
+			sqe.deadline_ns = rnd(t, 3) * RT_MS;
+			sub.sqes = (unsigned long)&sqe;
+			sub.nr = 1;
+			child_call(use, RETIRE_IOC_SUBMIT, &sub);
+			break;
+		case 2:
+			if (!e || !e->len)
+				break;
+			sqe.buf = e->h;
+			sqe.len = e->len;
+			sqe.dev_flags = RETIRE_DEV_READ;
+			sub.sqes = (unsigned long)&sqe;
+			sub.nr = 1;
+			child_call(g_fd, RETIRE_IOC_SUBMIT, &sub);
+			break;
+		default:
+			h.handle = e ? e->h : 0;
+			child_call(g_fd, RETIRE_IOC_RETIRE, &h);
+			break;
+		}
+	}
+	if (rnd(t, 3) == 0)
+		raise(SIGKILL);
+	_exit(0);
+}
+
+static void op_fork(struct thr *t)
+{
+	struct ent snap[8];
+	unsigned int n = 0;
+	int st;
+	pid_t pid;
+
+	if (opt.stress)
+		return;
+	while (n < 8 && pool_get(t, chance(t, 2) ? &g_bufs : &g_reqs, false,
+				 &snap[n]))
+		n++;
+	fflush(stdout);
+	pid = fork();
+	if (pid < 0) {
+		note(t, "fork", 0, 0, 0, -errno, M(EAGAIN) | M(ENOMEM));
+		return;
+	}
+	if (!pid)
+		child_run(t, snap, n);
+	if (chance(t, 2)) {
+		rt_msleep(rnd(t, 3));
+		kill(pid, SIGKILL);
+	}
+	while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
+		;
+	note(t, "fork", pid, (__u64)st, 0, 0, 0);
+	if (WIFEXITED(st) && WEXITSTATUS(st))
+		fail(t, "child %d exited with %d (an unexpected result)", pid,
+		     WEXITSTATUS(st));
+	if (WIFSIGNALED(st) && WTERMSIG(st) != SIGKILL &&
+	    WTERMSIG(st) != SIGALRM)
+		fail(t, "child %d died of signal %d", pid, WTERMSIG(st));
+}
+
+/*
+ * Stress: quarantine on purpose. A short watchdog, a hung engine, a few
+ * requests left to be quarantined, then the reset that ends it, and the
+ * watchdog back.
+ */
+static void op_quarantine(struct thr *t)
+{
+	struct retire_limits_arg la = { .op = RETIRE_LIMITS_GET };
+	struct retire_sim_config c = { .op = RETIRE_SIM_SET };
+	struct retire_handle_arg h = { 0 };
+	__u64 wd;
+	int i;
+
+	if (!opt.root_knobs || t->idx)
+		return;
+	if (note(t, "q-limits-get", 0, 0, 0,
+		 do_ioctl(g_fd, RETIRE_IOC_LIMITS, &la), M_BASE))
+		return;
+	wd = la.limits.watchdog_ns;
+	la.op = RETIRE_LIMITS_SET;
+	la.limits.watchdog_ns = (2 + rnd(t, 20)) * RT_MS;
+	note(t, "q-watchdog", la.limits.watchdog_ns, 0, 0,
+	     do_ioctl(g_fd, RETIRE_IOC_LIMITS, &la), M_BASE | M(EBUSY));
+	c.flags = RETIRE_SIM_F_HANG;
+	c.seed = rnd64(t);
+	note(t, "q-hang", 0, 0, 0, do_ioctl(g_fd, RETIRE_IOC_SIM_CONFIG, &c),
+	     M_BASE);
+	for (i = 0; i < 4; i++)
+		op_submit(t);
+	rt_msleep(30 + rnd(t, 30));
+	for (i = 0; i < 4; i++)
+		op_reap(t);
+	memset(&c, 0, sizeof(c));
+	c.op = RETIRE_SIM_SET;
+	note(t, "q-unhang", 0, 0, 0,
+	     do_ioctl(g_fd, RETIRE_IOC_SIM_CONFIG, &c), M_BASE);
+	note(t, "q-reset", 0, 0, 0, do_ioctl(g_fd, RETIRE_IOC_SIM_RESET, &h),
+	     M_BASE);
+	la.limits.watchdog_ns = wd;
+	note(t, "q-watchdog", wd, 0, 0, do_ioctl(g_fd, RETIRE_IOC_LIMITS, &la),
+	     M_BASE | M(EBUSY));
+}
+
+/* ---- the threads -------------------------------------------------------- */
+
+typedef void (*op_fn)(struct thr *t);
+
+static const struct {
+	op_fn fn;
+	unsigned int weight;
+} ops[] = {
+	{ op_info, 2 },		{ op_register, 10 },	{ op_pin, 4 },
+	{ op_unmap_user, 1 },	{ op_mmap, 4 },		{ op_munmap, 3 },
+	{ op_unregister, 6 },	{ op_submit, 16 },	{ op_cancel, 6 },
+	{ op_retire, 10 },	{ op_token, 8 },	{ op_reap, 10 },
+	{ op_read, 6 },		{ op_poll, 2 },		{ op_stats, 3 },
+	{ op_limits, 2 },	{ op_epoch, 3 },	{ op_sim, 2 },
+	{ op_reset, 1 },	{ op_inject, 2 },	{ op_raw, 3 },
+	{ op_fds, 2 },		{ op_fork, 1 },		{ op_quarantine, 1 },
+};
+
+#define NOPS	(sizeof(ops) / sizeof(ops[0]))
+
+static op_fn pick_op(struct thr *t)
+{
+	unsigned int total = 0, i, x;
+
+	for (i = 0; i < NOPS; i++)
+		total += ops[i].weight;
+	x = rnd(t, total);
+	for (i = 0; i < NOPS; i++) {
+		if (x < ops[i].weight)
+			return ops[i].fn;
+		x -= ops[i].weight;
+	}
+	return op_info;
+}
+
+static bool out_of_calls(void)
+{
+	return opt.max_calls &&
+	       __atomic_load_n(&g_calls, __ATOMIC_RELAXED) >= opt.max_calls;
+}
+
+static void *thread_main(void *arg)
+{
+	struct thr *t = arg;
+
+	cur = t;
+	while (!g_stop && !out_of_calls())
+		pick_op(t)(t);
+	return NULL;
+}
+
+/* an argument area with a PROT_NONE guard page right after it */
+static unsigned char *arg_area(void)
+{
+	unsigned char *p = mmap(NULL, ARG_AREA + RT_PAGE,
+				PROT_READ | PROT_WRITE,
+				MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+	if (p == MAP_FAILED)
+		return NULL;
+	if (mprotect(p + ARG_AREA, RT_PAGE, PROT_NONE))
+		return NULL;
+	return p;
+}
+
+/* ---- main --------------------------------------------------------------- */
+
+static unsigned int parse_avoid(const char *s)
+{
+	unsigned int m = 0;
+
+	if (strstr(s, "huge"))
+		m |= AVOID_HUGE;
+	if (strstr(s, "raise"))
+		m |= AVOID_RAISE;
+	if (strstr(s, "bw0"))
+		m |= AVOID_BW0;
+	return m;
+}
+
+static void usage(void)
+{
+	fprintf(stderr,
+		"usage: fuzz [-s SEED] [-t SECONDS] [-n THREADS] [-c CALLS] [--root-knobs]\n"
+		"            [--inject] [--stress] [--avoid huge,raise,bw0]\n");
+	exit(2);
+}
+
+static void parse(int argc, char **argv)
+{
+	static const struct option lo[] = {
+		{ "root-knobs", no_argument, NULL, 'R' },
+		{ "inject", no_argument, NULL, 'I' },
+		{ "stress", no_argument, NULL, 'S' },
+		{ "avoid", required_argument, NULL, 'A' },
+		{ 0 }
+	};
+	bool nset = false;
+	int c;
+
+	while ((c = getopt_long(argc, argv, "s:t:n:c:", lo, NULL)) != -1) {
+		switch (c) {
+		case 's': opt.seed = strtoull(optarg, NULL, 0); break;
+		case 't': opt.secs = strtoul(optarg, NULL, 0); break;
+		case 'n': opt.nthreads = strtoul(optarg, NULL, 0); nset = true; break;
+		case 'c': opt.max_calls = strtoul(optarg, NULL, 0); break;
+		case 'R': opt.root_knobs = true; break;
+		case 'I': opt.inject = true; break;
+		case 'S': opt.stress = true; break;
+		case 'A': opt.avoid = parse_avoid(optarg); break;
+		default: usage();
+		}
+	}
+	if (optind != argc)
+		usage();
+	opt.root = !geteuid();
+	if (opt.stress) {
+		opt.root_knobs = opt.root;
+		if (!nset)
+			opt.nthreads = 2 * sysconf(_SC_NPROCESSORS_ONLN);
+	}
+	if (!opt.nthreads || opt.nthreads > MAX_THREADS || !opt.secs)
+		usage();
+}
+
+static int setup(void)
+{
+	int i;
+
+	g_fd = open("/dev/retire", O_RDWR | O_NONBLOCK | O_CLOEXEC);
+	if (g_fd < 0)
+		return -errno;
+	if (do_ioctl(g_fd, RETIRE_IOC_GET_INFO, &g_info))
+		return -EIO;
+	g_vfd = open("/dev/retire", O_RDWR | O_NONBLOCK | O_CLOEXEC);
+	g_none_page = mmap(NULL, RT_PAGE, PROT_NONE,
+			   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	g_ro_page = mmap(NULL, RT_PAGE, PROT_READ,
+			 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (g_none_page == MAP_FAILED || g_ro_page == MAP_FAILED)
+		return -ENOMEM;
+	pthread_mutex_init(&g_bufs.lock, NULL);
+	pthread_mutex_init(&g_reqs.lock, NULL);
+	pthread_mutex_init(&g_terms.lock, NULL);
+	pthread_mutex_init(&g_tokens.lock, NULL);
+	for (i = 0; i < (int)opt.nthreads; i++) {
+		struct thr *t = &g_thr[i];
+
+		t->idx = i;
+		/* xorshift must not start at 0; mix SEED and the index */
+		t->rng = (opt.seed + i + 1) * 0x9e3779b97f4a7c15ULL;
+		if (!t->rng)
+			t->rng = 1;
+		t->arg = arg_area();
+		if (!t->arg)
+			return -ENOMEM;
+	}
+	return 0;
+}
+
+static void run(void)
+{
+	__u64 end = g_start_ns + (__u64)opt.secs * 1000000000ULL;
+	int i;
+
+	for (i = 0; i < (int)opt.nthreads; i++)
+		pthread_create(&g_thr[i].tid, NULL, thread_main, &g_thr[i]);
+	while (!g_stop && !out_of_calls() && rt_now_ns() < end)
+		rt_msleep(50);
+	g_stop = 1;
+	for (i = 0; i < (int)opt.nthreads; i++)
+		pthread_join(g_thr[i].tid, NULL);
+	g_end_ns = rt_now_ns();
+}
+
+/* every mapping, pin and file let go, so the module can drain */
+static void teardown(void)
+{
+	struct thr *t;
+	int i;
+
+	for (i = 0; i < (int)opt.nthreads; i++) {
+		t = &g_thr[i];
+		while (t->nmaps--)
+			munmap(t->maps[t->nmaps].addr, t->maps[t->nmaps].len);
+	}
+	if (g_vfd >= 0)
+		close(g_vfd);
+	close(g_fd);
+	for (i = 0; i < (int)opt.nthreads; i++) {
+		t = &g_thr[i];
+		while (t->nuser--)
+			munmap(t->user[t->nuser].addr, t->user[t->nuser].len);
+	}
+	if (opt.root)
+		cb_neutral();
+}
+
+int main(int argc, char **argv)
+{
+	struct cb_base base;
+	int ret, bad;
+
+	parse(argc, argv);
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	if (access("/dev/retire", F_OK)) {
+		printf("fuzz: %s\n", RT_SKIP_MSG);
+		return 4;
+	}
+	/* a neutral engine to start from; an earlier run may have left knobs */
+	if (opt.root)
+		cb_neutral();
+	cb_base_take(&base);
+	ret = setup();
+	if (ret) {
+		printf("fuzz: setup: %s\n", strerror(-ret));
+		return 1;
+	}
+	signal(SIGSEGV, on_crash);
+	signal(SIGBUS, on_crash);
+	signal(SIGILL, on_crash);
+	signal(SIGFPE, on_crash);
+	signal(SIGALRM, on_watchdog);
+	signal(SIGPIPE, SIG_IGN);
+	alarm(opt.secs + 120);
+
+	g_start_ns = rt_now_ns();
+	run();
+	teardown();
+	bad = cb_check("fuzz", &base, 30000);
+	alarm(0);
+	if (bad)
+		fail(NULL, "balance check: %d differences (above)", bad);
+	printf("fuzz: seed=%llu calls=%lu seconds=%llu admitted=%lu refused=%lu errors=%d%s\n",
+	       (unsigned long long)opt.seed, g_calls,
+	       (unsigned long long)((g_end_ns - g_start_ns) / 1000000000ULL),
+	       g_admitted, g_refused, g_failed, opt.stress ? " (stress)" : "");
+	return g_failed ? 1 : 0;
+}
