@@ -110,6 +110,10 @@ static long retire_ioctl_buf_register(struct retire_ctx *ctx,
 	ret = retire_arg_copy_in(&reg, sizeof(reg), sizeof(reg), cmd, uarg);
 	if (ret)
 		return ret;
+	/* the reply must be able to go back before anything is evicted */
+	ret = retire_arg_copy_out(uarg, cmd, &reg, sizeof(reg));
+	if (ret)
+		return ret;
 	ret = retire_buf_register(ctx, &reg);
 	if (ret)
 		return ret;
@@ -175,12 +179,14 @@ static long retire_ioctl_submit(struct retire_ctx *ctx, unsigned int cmd,
 	}
 	mutex_unlock(&ctx->mutex);
 
-	/* admitted entries stay admitted: their records name them */
+	/*
+	 * Admitted entries stay admitted: their records name them (handle
+	 * and user_data). If the array went away meanwhile, the count still
+	 * tells the caller how many records to expect.
+	 */
 	ret = copy_to_user(usqes, sqes, size) ? -EFAULT : 0;
 	kfree(sqes);
-	if (!ret)
-		ret = retire_arg_copy_out(uarg, cmd, &sub, sizeof(sub));
-	return ret;
+	return retire_arg_copy_out(uarg, cmd, &sub, sizeof(sub)) ?: ret;
 }
 
 static long retire_ioctl_token(struct retire_ctx *ctx, unsigned int cmd,

@@ -351,6 +351,7 @@ static void retire_sim_work(struct work_struct *work)
 		spin_unlock_irq(&retire_sim.lock);
 		res.error = -ECANCELED;
 		res.reset = true;
+		res.transferred = job->done;
 		goto finish;
 	}
 	if (job->abort) {
@@ -605,8 +606,15 @@ EXPORT_SYMBOL_IF_KUNIT(retire_sim_set_config);
 /**
  * retire_sim_reset() - stop every job; none touches a buffer afterwards
  *
- * Each job reports a failed terminal event (-ECANCELED). Returns once all
- * of them have: from then on the engine guarantees no further access.
+ * The rule at the instant a job finishes: a job reports completed when
+ * its last byte moved and its destination's finish_ns elapsed before the
+ * job next looked at the engine's lock; every job the reset reaches before
+ * that reports failed (-ECANCELED, with the bytes it did move), even one
+ * whose bytes all moved but whose destination had not finished. A job
+ * finishing as the reset runs is therefore completed or failed according
+ * to what the device had done, never both, and the reset waits for its
+ * report either way. Returns once every job has reported: from then on
+ * the engine guarantees no further access.
  */
 void retire_sim_reset(void)
 {

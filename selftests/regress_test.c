@@ -12,7 +12,9 @@
 #include <signal.h>
 #include <sys/mman.h>
 #include <sys/resource.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
+#include <linux/userfaultfd.h>
 #include <grp.h>
 
 #include "kselftest_harness.h"
@@ -640,6 +642,183 @@ TEST_F(rg, unprivileged_quarantine_ends_without_root_after_exit)
 	/* no reset: the engine's report retires it and frees the context */
 	EXPECT_EQ(0, rt_wait_module_gauges(self->r, &base, &now, 10000));
 	EXPECT_GAUGES_EQ(base, now);
+}
+
+/* ---- defect 13: what a reset reports for work finishing as it runs ---- */
+
+/*
+ * The rule: completed only if the last byte moved and the destination's
+ * finish_ns elapsed before the reset reached the job; failed otherwise,
+ * with the bytes moved. Work done before the reset stays completed.
+ */
+TEST_F(rg, reset_fails_unfinished_work_and_keeps_finished_work)
+{
+	struct retire_sim_config cfg;
+	struct retire_stats s;
+	struct retire_cqe c;
+	__u64 a, b, t0;
+
+	/* A finishes before the reset */
+	ASSERT_EQ(0, rt_set_latency(self->r, 0, 0));
+	ASSERT_EQ(0, rt_submit(self->r, rg_buf(_metadata, self->r, 1), 0, 4096,
+			       RETIRE_DEV_WRITE, 1, 0, &a));
+	ASSERT_EQ(0, rt_wait(self->r, &self->log, a, RETIRE_REC_TERMINAL, &c,
+			     5000));
+	EXPECT_EQ(RETIRE_OUTCOME_COMPLETED, c.outcome);
+
+	/* B moved every byte, but its destination takes 10 s to finish */
+	memset(&cfg, 0, sizeof(cfg));
+	cfg.op = RETIRE_SIM_SET;
+	cfg.finish_ns = 10000 * RT_MS;
+	ASSERT_EQ(0, retire_set_sim_config(self->r, &cfg));
+	ASSERT_EQ(0, rt_submit(self->r, rg_buf(_metadata, self->r, 1), 0, 4096,
+			       RETIRE_DEV_WRITE, 2, 0, &b));
+	t0 = rt_now_ns();
+	do {
+		ASSERT_EQ(0, rt_stats(self->r, &s));
+		if (s.engine_bytes >= 2 * 4096)
+			break;
+		rt_msleep(5);
+	} while (rt_now_ns() - t0 < 5000 * RT_MS);
+	ASSERT_EQ(2 * 4096, s.engine_bytes);
+
+	ASSERT_EQ(0, retire_reset_sim(self->r));
+	/* the reset returned after B's report: it is there already */
+	ASSERT_EQ(0, rt_wait(self->r, &self->log, b, RETIRE_REC_TERMINAL, &c,
+			     1000));
+	EXPECT_EQ(RETIRE_OUTCOME_FAILED, c.outcome);
+	EXPECT_EQ(-ECANCELED, c.error);
+	EXPECT_FALSE(c.flags & RETIRE_CQE_F_MEASURED);
+	/* and A's completion stands: one TERMINAL each */
+	EXPECT_EQ(1, rt_count(&self->log, a, RETIRE_REC_TERMINAL));
+	EXPECT_EQ(1, rt_count(&self->log, b, RETIRE_REC_TERMINAL));
+	rg_retire(_metadata, self->r, &self->log, a, 1000);
+	rg_retire(_metadata, self->r, &self->log, b, 1000);
+}
+
+/* ---- defect 11: a batch whose array went away while it was admitted --- */
+
+struct rg_uffd_read {
+	int fd;
+	void *dst;
+	ssize_t ret;
+};
+
+/* a read() that faults on a userfaultfd page: it holds ctx->mutex */
+static void *rg_blocked_read(void *arg)
+{
+	struct rg_uffd_read *x = arg;
+
+	x->ret = read(x->fd, x->dst, sizeof(struct retire_cqe));
+	return NULL;
+}
+
+struct rg_submit {
+	int fd;
+	struct retire_submit *sub;
+	int ret;
+};
+
+static void *rg_submit_thread(void *arg)
+{
+	struct rg_submit *x = arg;
+
+	x->ret = rt_ioctl(x->fd, RETIRE_IOC_SUBMIT, x->sub);
+	return NULL;
+}
+
+/*
+ * 1.0 admitted the batch, failed to write the results back and returned
+ * -EFAULT with nothing to say what was admitted. Now `submitted` says how
+ * many, and their records carry their user_data and handles. The array
+ * is made unwritable while the batch waits for the context's mutex, held
+ * by a read() stuck on a userfaultfd page: a deterministic window.
+ */
+TEST_F(rg, submit_reports_admissions_when_results_cannot_be_written)
+{
+	struct uffdio_api api = { .api = UFFD_API };
+	struct uffdio_register reg;
+	struct uffdio_zeropage zp;
+	struct rg_uffd_read rd;
+	struct rg_submit sb;
+	struct uffd_msg msg;
+	struct retire_submit *sub;
+	struct retire_sqe *sqes;
+	struct retire_cqe c;
+	pthread_t tr, ts;
+	__u64 b[4], h;
+	int uffd, fd = retire_get_fd(self->r), i;
+	char *area;
+
+	uffd = syscall(__NR_userfaultfd, O_CLOEXEC);
+	if (uffd < 0)
+		SKIP(return, "no userfaultfd in this kernel");
+	ASSERT_EQ(0, ioctl(uffd, UFFDIO_API, &api));
+	ASSERT_EQ(0, rt_set_latency(self->r, 0, 0));
+	for (i = 0; i < 4; i++)
+		b[i] = rg_buf(_metadata, self->r, 1);
+	/* one record ready, for the read below to fault on */
+	ASSERT_EQ(0, rt_submit(self->r, b[0], 0, 64, RETIRE_DEV_READ, 99, 0,
+			       &h));
+	ASSERT_EQ(1, rt_wait_ready(self->r, 5000));
+
+	area = mmap(NULL, 3 * RT_PAGE, PROT_READ | PROT_WRITE,
+		    MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	ASSERT_NE(MAP_FAILED, area);
+	memset(&reg, 0, sizeof(reg));
+	reg.range.start = (__u64)(uintptr_t)area;
+	reg.range.len = RT_PAGE;
+	reg.mode = UFFDIO_REGISTER_MODE_MISSING;
+	ASSERT_EQ(0, ioctl(uffd, UFFDIO_REGISTER, &reg));
+	sqes = (struct retire_sqe *)(area + RT_PAGE);
+	sub = (struct retire_submit *)(area + 2 * RT_PAGE);
+
+	rd = (struct rg_uffd_read){ .fd = fd, .dst = area };
+	ASSERT_EQ(0, pthread_create(&tr, NULL, rg_blocked_read, &rd));
+	/* the read is stuck on the page, holding the context's mutex */
+	ASSERT_EQ(sizeof(msg), read(uffd, &msg, sizeof(msg)));
+	ASSERT_EQ(UFFD_EVENT_PAGEFAULT, msg.event);
+
+	for (i = 0; i < 3; i++)
+		retire_prep_request(&sqes[i], b[i + 1], 0, 64, RETIRE_DEV_READ,
+				    100 + i);
+	memset(sub, 0, sizeof(*sub));
+	sub->sqes = (__u64)(uintptr_t)sqes;
+	sub->nr = 3;
+	sb = (struct rg_submit){ .fd = fd, .sub = sub };
+	ASSERT_EQ(0, pthread_create(&ts, NULL, rg_submit_thread, &sb));
+	/* past its checks, it waits for the mutex; then the array goes */
+	rt_msleep(300);
+	ASSERT_EQ(0, mprotect(sqes, RT_PAGE, PROT_READ));
+
+	zp.range.start = (__u64)(uintptr_t)area;
+	zp.range.len = RT_PAGE;
+	zp.mode = 0;
+	ASSERT_EQ(0, ioctl(uffd, UFFDIO_ZEROPAGE, &zp));
+	pthread_join(tr, NULL);
+	pthread_join(ts, NULL);
+	EXPECT_EQ(sizeof(struct retire_cqe), rd.ret);
+	EXPECT_EQ(-EFAULT, sb.ret);
+	/* what was admitted is known: its count, then its records */
+	EXPECT_EQ(3, sub->submitted);
+	for (i = 0; i < 3; i++) {
+		unsigned int k;
+
+		ASSERT_EQ(0, rt_collect(self->r, &self->log, 200));
+		for (k = 0; k < self->log.n; k++)
+			if (self->log.c[k].user_data == 100 + (__u64)i &&
+			    self->log.c[k].type == RETIRE_REC_TERMINAL)
+				break;
+		ASSERT_GT(self->log.n, k) TH_LOG("no record of entry %d", i);
+		rg_retire(_metadata, self->r, &self->log,
+			  self->log.c[k].handle, 2000);
+	}
+	/* the stuck read() delivered h's TERMINAL record */
+	ASSERT_EQ(0, retire_retire_request(self->r, h));
+	ASSERT_EQ(0, rt_wait(self->r, &self->log, h, RETIRE_REC_RETIRED, &c,
+			     2000));
+	munmap(area, 3 * RT_PAGE);
+	close(uffd);
 }
 
 TEST_HARNESS_MAIN

@@ -225,8 +225,14 @@ struct retire_sqe {
  *
  * Entries are taken in order, each admitted or refused on its own (its
  * @result says which); a refused entry changes nothing. The ioctl fails
- * as a whole only for a bad batch (this structure, or an unreadable or
- * unwritable array), before any entry is admitted.
+ * as a whole for a bad batch (this structure, or an unreadable or
+ * unwritable array), before any entry is admitted. If the array becomes
+ * unwritable while the batch is admitted (another thread unmapped it),
+ * the ioctl returns -EFAULT after admission: @submitted still says how
+ * many entries were admitted, and each of them delivers its records as
+ * usual, every record carrying the entry's @user_data and its handle, so
+ * the caller learns the handles there. Nothing admitted is lost: at
+ * close the reaper retires it.
  */
 struct retire_submit {
 	__u64 sqes;
@@ -639,6 +645,12 @@ struct retire_epoch_arg {
 #define RETIRE_IOC_REAP		_IOWR(RETIRE_IOC_MAGIC, 0x07, struct retire_reap)
 #define RETIRE_IOC_GET_STATS	_IOWR(RETIRE_IOC_MAGIC, 0x08, struct retire_stats_arg)
 #define RETIRE_IOC_SIM_CONFIG	_IOWR(RETIRE_IOC_MAGIC, 0x09, struct retire_sim_config)
+/*
+ * RETIRE_IOC_SIM_RESET (CAP_SYS_ADMIN, @handle 0) returns once every sim
+ * job has reported: completed if its last byte moved and its finish_ns
+ * elapsed before the reset reached it, else failed (-ECANCELED) with the
+ * bytes it moved; never both.
+ */
 #define RETIRE_IOC_SIM_RESET	_IOWR(RETIRE_IOC_MAGIC, 0x0a, struct retire_handle_arg)
 #define RETIRE_IOC_SIM_INJECT	_IOWR(RETIRE_IOC_MAGIC, 0x0b, struct retire_sim_event)
 #define RETIRE_IOC_LIMITS	_IOWR(RETIRE_IOC_MAGIC, 0x0c, struct retire_limits_arg)

@@ -204,10 +204,14 @@ int retire_submit_requests(struct retire *r, struct retire_sqe *sqes,
 		sub.sqes = (__u64)(uintptr_t)(sqes + done);
 		sub.nr = batch;
 		ret = __retire_ioctl(r->fd, RETIRE_IOC_SUBMIT, &sub);
-		if (ret < 0)
-			/* the failed batch admitted nothing */
-			return admitted ? (int)admitted : ret;
+		/*
+		 * A failed batch admitted nothing, unless its array became
+		 * unwritable while it was admitted: then the kernel still
+		 * counts what it admitted (their records name them).
+		 */
 		admitted += sub.submitted;
+		if (ret < 0)
+			return admitted ? (int)admitted : ret;
 		done += batch;
 	}
 	return (int)admitted;
