@@ -56,14 +56,18 @@ esac
 
 # the VM's bound: the campaign's own time plus the boot, the drain (up to
 # 30 s), the unload and kmemleak's scans; the debug kernel runs ~5x slower
+# (a kill storm: about half a second a kill on stock kernels)
 secs=60
+kills=100
 args=("$@")
 for ((i = 0; i < ${#args[@]}; i++)); do
-	if [ "${args[$i]}" = -t ] && [ $((i + 1)) -lt ${#args[@]} ]; then
-		secs=${args[$((i + 1))]}
-	fi
+	[ $((i + 1)) -lt ${#args[@]} ] || break
+	case ${args[$i]} in
+	-t) secs=${args[$((i + 1))]} ;;
+	-k) kills=${args[$((i + 1))]} ;;
+	esac
 done
-[ "$prog" = killstorm ] && secs=120
+[ "$prog" = killstorm ] && secs=$((kills / 2 + 60))
 case $kernel in
 debug) bound=$((secs * 2 + 600)) ;;
 *) bound=$((secs + 240)) ;;

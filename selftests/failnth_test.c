@@ -5,8 +5,9 @@
  * allocation of the call through /proc/thread-self/fail-nth (failslab and
  * fail_page_alloc, order 0 included, sleeping allocations included) until
  * a run injects nothing. Each call must return 0 or a clean errno, and
- * once its context is closed the module-wide gauges must be back where
- * they started: nothing leaked, nothing left half done. kmemleak and KASAN
+ * once its context is closed the module-wide gauges, VmPin and the
+ * system's FOLL_PIN count must be back where they started: nothing leaked,
+ * nothing left half done. kmemleak and KASAN
  * in the VM runner watch the same runs.
  *
  * Needs CONFIG_FAULT_INJECTION, FAILSLAB and FAIL_PAGE_ALLOC with debugfs
@@ -73,13 +74,14 @@ static int fn_setup_debugfs(void)
 /*
  * The errnos an allocation failure may surface as. libnl reports some
  * failed kernel replies (an ACK or a dump part that could not be
- * allocated) as a generic failure, which libretire gives as -EIO.
+ * allocated) as a generic failure, which libretire gives as -EIO, and a
+ * family lookup whose reply was lost as "not found" (-ENOENT).
  */
 static bool fn_clean(int ret, bool netlink)
 {
 	return ret == 0 || ret == -ENOMEM || ret == -EFAULT ||
 	       ret == -EAGAIN || ret == -ENOBUFS || ret == -EINTR ||
-	       (netlink && ret == -EIO);
+	       (netlink && (ret == -EIO || ret == -ENOENT));
 }
 
 /* ---- the operations ------------------------------------------------------
@@ -357,6 +359,8 @@ static const struct fn_op fn_ops[] = {
 FIXTURE(fn) {
 	struct retire *r;
 	struct retire_stats base;
+	long vmpin_kb;
+	long long pins;
 	void *user;
 };
 
@@ -377,6 +381,8 @@ FIXTURE_SETUP(fn)
 			  MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, -1, 0);
 	ASSERT_NE(MAP_FAILED, self->user);
 	ASSERT_EQ(0, rt_settle_module(self->r, &self->base, 5000));
+	self->vmpin_kb = rt_vmpin_kb();
+	self->pins = rt_foll_pins();
 }
 
 FIXTURE_TEARDOWN(fn)
@@ -410,6 +416,11 @@ static int fn_run(struct __test_metadata *_metadata, FIXTURE_DATA(fn) *self,
 		TH_LOG("%s, allocation %u failed: the module did not drain",
 		       o->name, nth);
 	EXPECT_GAUGES_EQ(self->base, now);
+	/* and no page stayed pinned or charged for it */
+	EXPECT_EQ(self->vmpin_kb, rt_vmpin_kb())
+		TH_LOG("%s, allocation %u failed: VmPin", o->name, nth);
+	EXPECT_EQ(self->pins, rt_foll_pins())
+		TH_LOG("%s, allocation %u failed: FOLL_PIN", o->name, nth);
 	return injected;
 }
 

@@ -1403,11 +1403,13 @@ TEST_F(nl, family_is_absent_from_another_netns)
 		struct retire_nl *cnl;
 
 		if (unshare(CLONE_NEWNET))
-			_exit(10);
+			_exit(errno == EINVAL ? 4 : 10);
 		_exit(retire_open_netlink(&cnl) == -ENOENT ? 0 : 11);
 	}
 	ASSERT_EQ(pid, waitpid(pid, &status, 0));
 	ASSERT_TRUE(WIFEXITED(status));
+	if (WEXITSTATUS(status) == 4)
+		SKIP(return, "no network namespaces in this kernel");
 	EXPECT_EQ(0, WEXITSTATUS(status));
 }
 
