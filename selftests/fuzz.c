@@ -225,13 +225,16 @@ static void on_crash(int sig)
 	_exit(1);
 }
 
+/* what main is doing, for the watchdog's report */
+static const char *volatile g_phase = "setup";
+
 /* the run overran its bound: somebody is stuck in the kernel */
 static void on_watchdog(int sig)
 {
 	int i;
 
-	printf("fuzz: FAIL seed=%llu thread=-1\nfuzz: still running %u s after the end (stuck call?)\n",
-	       (unsigned long long)opt.seed, opt.secs);
+	printf("fuzz: FAIL seed=%llu thread=-1\nfuzz: still %s %u s after the run's end (stuck call?)\n",
+	       (unsigned long long)opt.seed, g_phase, opt.secs / 2 + 120);
 	for (i = 0; i < (int)opt.nthreads; i++)
 		ring_print(&g_thr[i]);
 	fflush(stdout);
@@ -1615,9 +1618,11 @@ static void run(void)
 
 	for (i = 0; i < (int)opt.nthreads; i++)
 		pthread_create(&g_thr[i].tid, NULL, thread_main, &g_thr[i]);
+	g_phase = "running";
 	while (!g_stop && !out_of_calls() && rt_now_ns() < end)
 		rt_msleep(50);
 	g_stop = 1;
+	g_phase = "joining the threads";
 	for (i = 0; i < (int)opt.nthreads; i++)
 		pthread_join(g_thr[i].tid, NULL);
 	g_end_ns = rt_now_ns();
@@ -1672,11 +1677,14 @@ int main(int argc, char **argv)
 	signal(SIGFPE, on_crash);
 	signal(SIGALRM, on_watchdog);
 	signal(SIGPIPE, SIG_IGN);
-	alarm(opt.secs + 120);
+	/* a debug guest drains a long run's leftovers slowly */
+	alarm(opt.secs + opt.secs / 2 + 120);
 
 	g_start_ns = rt_now_ns();
 	run();
+	g_phase = "tearing down";
 	teardown();
+	g_phase = "checking the balance";
 	bad = cb_check("fuzz", &base, 30000);
 	alarm(0);
 	if (bad)
