@@ -1376,8 +1376,8 @@ static void child_run(struct thr *t, const struct ent *snap, unsigned int n)
 static void op_fork(struct thr *t)
 {
 	struct ent snap[8];
-	unsigned int n = 0;
-	int st;
+	unsigned int n = 0, ms;
+	int st = 0;
 	pid_t pid;
 
 	if (opt.stress)
@@ -1397,8 +1397,16 @@ static void op_fork(struct thr *t)
 		rt_msleep(rnd(t, 3));
 		kill(pid, SIGKILL);
 	}
-	while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
-		;
+	/*
+	 * A child forked from a threaded process may deadlock in userspace
+	 * on a lock another thread held at fork(): after 10 s it is killed.
+	 * One stuck in the kernel stays stuck, for the hung-task detector.
+	 */
+	for (ms = 0; waitpid(pid, &st, WNOHANG) == 0; ms += 10) {
+		if (ms == 10000)
+			kill(pid, SIGKILL);
+		rt_msleep(10);
+	}
 	note(t, "fork", pid, (__u64)st, 0, 0, 0);
 	if (WIFEXITED(st) && WEXITSTATUS(st))
 		fail(t, "child %d exited with %d (an unexpected result)", pid,
