@@ -156,7 +156,7 @@ static long retire_ioctl_submit(struct retire_ctx *ctx, unsigned int cmd,
 	    !sub.nr || sub.nr > RETIRE_SUBMIT_MAX)
 		return -EINVAL;
 
-	/* copy in before ctx->mutex: no user fault is taken under it */
+	/* copy in before ctx->mutex: this batch takes no fault under it */
 	usqes = u64_to_user_ptr(sub.sqes);
 	size = array_size(sub.nr, sizeof(*sqes));
 	sqes = memdup_user(usqes, size);
