@@ -232,7 +232,7 @@ static long retire_ioctl_reap(struct retire_ctx *ctx, unsigned int cmd,
 {
 	struct retire_cqe __user *ucqes;
 	struct retire_reap reap;
-	ktime_t deadline;
+	ktime_t deadline, now;
 	bool forever;
 	long left;
 	int ret, n;
@@ -270,13 +270,18 @@ static long retire_ioctl_reap(struct retire_ctx *ctx, unsigned int cmd,
 			left = wait_event_interruptible(ctx->waitq,
 							retire_records_ready(ctx));
 		} else {
-			if (ktime_after(ktime_get(), deadline))
+			/*
+			 * One clock read for the check and what is left: a
+			 * deadline passing between two reads would give a
+			 * negative relative timeout, which hrtimer saturates
+			 * to KTIME_MAX, a wait that no timer ends.
+			 */
+			now = ktime_get();
+			if (!ktime_before(now, deadline))
 				break;
-			ktime_t rest = ktime_sub(deadline, ktime_get());
-
 			left = wait_event_interruptible_hrtimeout(ctx->waitq,
 								  retire_records_ready(ctx),
-								  rest);
+								  ktime_sub(deadline, now));
 			if (left == -ETIME)
 				left = 0;
 		}

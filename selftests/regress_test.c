@@ -13,6 +13,7 @@
 #include <sys/mman.h>
 #include <sys/resource.h>
 #include <sys/syscall.h>
+#include <sys/time.h>
 #include <sys/wait.h>
 #include <linux/userfaultfd.h>
 #include <grp.h>
@@ -484,6 +485,60 @@ TEST_F(rg, reap_with_huge_timeout_waits)
 	alarm(0);
 	/* it waited for the signal rather than wrapping into the past */
 	EXPECT_GT(rt_now_ns() - t0, 800 * RT_MS);
+}
+
+/*
+ * Found by the fuzzer on the debug kernel (issue 16): a REAP of 2 ms never
+ * returned. It checked its deadline and computed what was left with two
+ * clock reads; when the deadline passed between them the wait got a
+ * negative relative timeout, which hrtimer's ktime_add_safe() saturates
+ * to KTIME_MAX, so the sleeper's timer never fired and only a record or a
+ * signal ended the wait. Timeouts of a few microseconds, about the time
+ * REAP takes to get to its wait, land the deadline in that window; each
+ * call must return within its timeout plus a second.
+ */
+#define RG_SHORT_REAPS	20000
+
+TEST_F(rg, reap_with_short_timeout_always_returns)
+{
+	struct sigaction sa = { .sa_handler = rg_alarm };
+	struct itimerval one_s = { .it_value = { .tv_sec = 1 } }, off = { 0 };
+	struct retire_cqe c;
+	struct retire_reap reap;
+	__u64 rng = 0x5eed, t0, took;
+	unsigned int i, stuck = 0;
+	long ret;
+
+	ASSERT_EQ(0, sigaction(SIGALRM, &sa, NULL));
+	for (i = 0; i < RG_SHORT_REAPS; i++) {
+		memset(&reap, 0, sizeof(reap));
+		reap.cqes = (__u64)(uintptr_t)&c;
+		reap.nr = 1;
+		reap.min_complete = 1;
+		/* 0 to 20 us, denser where REAP reaches its wait */
+		reap.timeout_ns = rt_rand(&rng, 2) ? rt_rand(&rng, 4000) :
+						      rt_rand(&rng, 20000);
+		ASSERT_EQ(0, setitimer(ITIMER_REAL, &one_s, NULL));
+		t0 = rt_now_ns();
+		ret = rt_ioctl(retire_get_fd(self->r), RETIRE_IOC_REAP, &reap);
+		took = rt_now_ns() - t0;
+		ASSERT_EQ(0, setitimer(ITIMER_REAL, &off, NULL));
+		if (ret == -EINTR || took > 900 * RT_MS) {
+			TH_LOG("REAP with timeout %llu ns waited %llu ms (call %u)",
+			       (unsigned long long)reap.timeout_ns,
+			       (unsigned long long)(took / RT_MS), i);
+			/* each costs a second: three say enough */
+			if (++stuck == 3)
+				break;
+			continue;
+		}
+		ASSERT_EQ(0, ret);
+		ASSERT_EQ(0, reap.reaped);
+	}
+	EXPECT_EQ(0, stuck) {
+		TH_LOG("%u of %u short REAPs waited until a signal", stuck,
+		       i + (i < RG_SHORT_REAPS));
+	}
 }
 
 /* ---- defect 9: a handoff at the token bound ---------------------------- */
