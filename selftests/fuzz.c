@@ -3,7 +3,7 @@
  * fuzz: a structure-aware, seeded fuzzer of /dev/retire.
  *
  *   fuzz [-s SEED] [-t SECONDS] [-n THREADS] [-c CALLS] [--root-knobs]
- *        [--inject] [--stress] [--avoid LIST]
+ *        [--inject] [--stress] [--avoid LIST] [--as-nobody]
  *
  * Several threads share one file (one context) and call every ioctl,
  * read(), poll() and mmap() with structures that look valid, then mutate
@@ -30,12 +30,22 @@
  * a limit again after lowering it), "bw0" (a bandwidth limit with
  * bytes_per_tick 0). Each stays reachable without the flag.
  *
- * At the end every file is closed, the engine is made neutral (as root),
- * and the balance check of campaign_balance.h must hold.
+ * --as-nobody (root): the run is an unprivileged user's. Root sets a slow
+ * device (150 ms, then 4 KiB/ms) and opens the files (the device is
+ * 0600); then a child becomes nobody, runs the threads with watchdogs
+ * down to the unprivileged floor, and exits with its work (quarantined
+ * requests too), pins and mappings in flight. Root only waits: it resets
+ * nothing and sets no knob before the balance check, so whatever the
+ * module still holds then it would hold for good without a root action.
+ *
+ * At the end every file is closed, the engine is made neutral (as root,
+ * except after --as-nobody), and the balance check of campaign_balance.h
+ * must hold.
  *
  * Exit: 0, 1 on a failure, 4 if /dev/retire is absent.
  */
 #include <getopt.h>
+#include <grp.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -114,6 +124,9 @@ struct thr {
 	struct op_rec ring[RING];
 	unsigned int pos;
 	unsigned long calls;
+	pid_t os_tid;
+	const char *volatile doing;	/* the op in progress, for the watchdog */
+	volatile unsigned long ops;	/* ops begun, for the stuck-call check */
 	unsigned char *arg;		/* ARG_AREA bytes, a guard page after */
 	struct region maps[MAX_MAPS];	/* mmaps of module buffers */
 	unsigned int nmaps;
@@ -136,7 +149,7 @@ static struct {
 	__u64 seed;
 	unsigned int secs, nthreads;
 	unsigned long max_calls;
-	bool root_knobs, inject, stress, root;
+	bool root_knobs, inject, stress, root, nobody;
 	unsigned int avoid;
 } opt = { .seed = 1, .secs = 10, .nthreads = 4 };
 
@@ -228,17 +241,119 @@ static void on_crash(int sig)
 /* what main is doing, for the watchdog's report */
 static const char *volatile g_phase = "setup";
 
+static void cat(const char *path)
+{
+	char buf[4096];
+	ssize_t n;
+	int fd = open(path, O_RDONLY);
+
+	if (fd < 0)
+		return;
+	printf("  %s:\n", path);
+	while ((n = read(fd, buf, sizeof(buf) - 1)) > 0) {
+		buf[n] = 0;
+		printf("%s", buf);
+	}
+	printf("\n");
+	close(fd);
+}
+
+/* where a task sleeps: its state, wait channel, syscall and kernel stack */
+static void task_dump(pid_t tid)
+{
+	static const char *const f[] = { "stat", "wchan", "syscall", "stack" };
+	char path[64];
+	unsigned int i;
+
+	for (i = 0; i < sizeof(f) / sizeof(f[0]); i++) {
+		snprintf(path, sizeof(path), "/proc/%d/task/%d/%s", getpid(),
+			 (int)tid, f[i]);
+		cat(path);
+	}
+}
+
+static void sysrq(char c)
+{
+	int fd = open("/proc/sysrq-trigger", O_WRONLY);
+
+	if (fd < 0)
+		return;
+	if (write(fd, &c, 1) != 1)
+		printf("fuzz: sysrq %c: %s\n", c, strerror(errno));
+	close(fd);
+}
+
+/*
+ * Where everybody is: each thread's last operations, the op it is in with
+ * the first bytes of its argument, where its task sleeps in the kernel,
+ * and the kernel's pending timers (a wait that never ends shows its
+ * hrtimer there, or its absence); then the blocked tasks and every CPU's
+ * stack on the console. Ends the run.
+ */
+static void stuck_report(void)
+{
+	int i, j;
+
+	for (i = 0; i < (int)opt.nthreads; i++) {
+		struct thr *t = &g_thr[i];
+		const char *doing = t->doing;
+
+		ring_print(t);
+		printf("fuzz: thread %d (tid %d) is in op %s", t->idx,
+		       (int)t->os_tid, doing ? doing : "(none)");
+		if (doing && t->arg) {
+			printf(", argument");
+			for (j = 0; j < 64; j++)
+				printf("%s%02x", j % 8 ? "" : " ", t->arg[j]);
+		}
+		printf("\n");
+		if (t->os_tid)
+			task_dump(t->os_tid);
+	}
+	task_dump(getpid());
+	cat("/proc/timer_list");
+	fflush(stdout);
+	sysrq('w');
+	sysrq('l');
+	_exit(1);
+}
+
 /* the run overran its bound: somebody is stuck in the kernel */
 static void on_watchdog(int sig)
 {
-	int i;
-
 	printf("fuzz: FAIL seed=%llu thread=-1\nfuzz: still %s %u s after the run's end (stuck call?)\n",
 	       (unsigned long long)opt.seed, g_phase, opt.secs / 2 + 120);
-	for (i = 0; i < (int)opt.nthreads; i++)
-		ring_print(&g_thr[i]);
-	fflush(stdout);
-	_exit(1);
+	stuck_report();
+}
+
+/*
+ * No call of the fuzzer's may take a minute: every wait it asks for is
+ * a few milliseconds, a forked child is killed after 10 s and a reset
+ * waits only for the jobs in flight. Called from main's loop.
+ */
+#define STUCK_SECS	60
+
+static void check_stuck(__u64 now)
+{
+	static unsigned long seen[MAX_THREADS];
+	static __u64 since[MAX_THREADS];
+	int i;
+
+	for (i = 0; i < (int)opt.nthreads; i++) {
+		struct thr *t = &g_thr[i];
+		unsigned long ops = t->ops;
+
+		if (ops != seen[i] || !t->doing) {
+			seen[i] = ops;
+			since[i] = now;
+			continue;
+		}
+		if (now - since[i] < STUCK_SECS * 1000000000ULL)
+			continue;
+		printf("fuzz: FAIL seed=%llu thread=%d\nfuzz: a call of op %s has not returned in %d s\n",
+		       (unsigned long long)opt.seed, i, t->doing, STUCK_SECS);
+		stuck_report();
+	}
 }
 
 /* ---- randomness --------------------------------------------------------- */
@@ -1010,12 +1125,16 @@ static __u64 lim(struct thr *t, __u64 cap, __u64 lo)
 
 /*
  * New limits for the shared context. Never above a cap (max_active in
- * particular); watchdog_ns stays long unless the engine can be reset.
+ * particular); watchdog_ns stays long unless the engine can be reset, or
+ * the run is nobody's: down to half the unprivileged floor then, so that
+ * requests are quarantined and the floor itself is tried (-EPERM).
  */
 static void new_limits(struct thr *t, const struct retire_limits *c,
 		       const struct retire_limits *now, struct retire_limits *l)
 {
-	__u64 wd_lo = opt.root_knobs ? RT_MS : c->watchdog_ns / 2;
+	__u64 wd_lo = opt.root_knobs ? RT_MS :
+		      opt.nobody ? RETIRE_WATCHDOG_MIN_NS / 2 :
+		      c->watchdog_ns / 2;
 
 	l->max_unretired = lim(t, c->max_unretired, 1);
 	l->max_active = lim(t, c->max_active, 1);
@@ -1028,6 +1147,9 @@ static void new_limits(struct thr *t, const struct retire_limits *c,
 	l->max_pinned_bytes = lim(t, c->max_pinned_bytes, 0);
 	l->max_pool_bytes = lim(t, c->max_pool_bytes, 1);
 	l->watchdog_ns = lim(t, c->watchdog_ns, wd_lo);
+	/* nobody's slow device (run_as_nobody) outlives these */
+	if (opt.nobody && chance(t, 2))
+		l->watchdog_ns = RETIRE_WATCHDOG_MIN_NS + rnd(t, 100) * RT_MS;
 	if (!(opt.avoid & AVOID_RAISE) || !g_lowered)
 		return;
 	/* the known close() hang needs a raise after a lowering: none */
@@ -1284,8 +1406,9 @@ static void op_fds(struct thr *t)
 	if (old >= 0)
 		note(t, "close-vfd", old, 0, 0, close(old) ? -errno : 0, 0);
 	fd = open("/dev/retire", O_RDWR | O_NONBLOCK | O_CLOEXEC);
+	/* nobody may not open the device: the files it has are root's */
 	note(t, "open-vfd", fd, 0, 0, fd < 0 ? -errno : 0, M(EMFILE) |
-	     M(ENOMEM));
+	     M(ENOMEM) | (opt.nobody ? M(EACCES) : 0));
 	if (fd < 0)
 		return;
 	/* another thread may have reopened it meanwhile: close one of two */
@@ -1463,23 +1586,26 @@ static void op_quarantine(struct thr *t)
 
 typedef void (*op_fn)(struct thr *t);
 
+#define OP(n, w)	{ op_##n, w, #n }
+
 static const struct {
 	op_fn fn;
 	unsigned int weight;
+	const char *name;
 } ops[] = {
-	{ op_info, 2 },		{ op_register, 10 },	{ op_pin, 4 },
-	{ op_unmap_user, 1 },	{ op_mmap, 4 },		{ op_munmap, 3 },
-	{ op_unregister, 6 },	{ op_submit, 16 },	{ op_cancel, 6 },
-	{ op_retire, 10 },	{ op_token, 8 },	{ op_reap, 10 },
-	{ op_read, 6 },		{ op_poll, 2 },		{ op_stats, 3 },
-	{ op_limits, 2 },	{ op_epoch, 3 },	{ op_sim, 2 },
-	{ op_reset, 1 },	{ op_inject, 2 },	{ op_raw, 3 },
-	{ op_fds, 2 },		{ op_fork, 1 },		{ op_quarantine, 1 },
+	OP(info, 2),	OP(register, 10),	OP(pin, 4),
+	OP(unmap_user, 1),	OP(mmap, 4),	OP(munmap, 3),
+	OP(unregister, 6),	OP(submit, 16),	OP(cancel, 6),
+	OP(retire, 10),	OP(token, 8),	OP(reap, 10),
+	OP(read, 6),	OP(poll, 2),	OP(stats, 3),
+	OP(limits, 2),	OP(epoch, 3),	OP(sim, 2),
+	OP(reset, 1),	OP(inject, 2),	OP(raw, 3),
+	OP(fds, 2),	OP(fork, 1),	OP(quarantine, 1),
 };
 
 #define NOPS	(sizeof(ops) / sizeof(ops[0]))
 
-static op_fn pick_op(struct thr *t)
+static unsigned int pick_op(struct thr *t)
 {
 	unsigned int total = 0, i, x;
 
@@ -1488,10 +1614,10 @@ static op_fn pick_op(struct thr *t)
 	x = rnd(t, total);
 	for (i = 0; i < NOPS; i++) {
 		if (x < ops[i].weight)
-			return ops[i].fn;
+			return i;
 		x -= ops[i].weight;
 	}
-	return op_info;
+	return 0;
 }
 
 static bool out_of_calls(void)
@@ -1503,10 +1629,17 @@ static bool out_of_calls(void)
 static void *thread_main(void *arg)
 {
 	struct thr *t = arg;
+	unsigned int i;
 
 	cur = t;
-	while (!g_stop && !out_of_calls())
-		pick_op(t)(t);
+	t->os_tid = syscall(SYS_gettid);
+	while (!g_stop && !out_of_calls()) {
+		i = pick_op(t);
+		t->doing = ops[i].name;
+		t->ops++;
+		ops[i].fn(t);
+		t->doing = NULL;
+	}
 	return NULL;
 }
 
@@ -1543,7 +1676,7 @@ static void usage(void)
 {
 	fprintf(stderr,
 		"usage: fuzz [-s SEED] [-t SECONDS] [-n THREADS] [-c CALLS] [--root-knobs]\n"
-		"            [--inject] [--stress] [--avoid huge,raise,bw0]\n");
+		"            [--inject] [--stress] [--avoid huge,raise,bw0] [--as-nobody]\n");
 	exit(2);
 }
 
@@ -1554,6 +1687,7 @@ static void parse(int argc, char **argv)
 		{ "inject", no_argument, NULL, 'I' },
 		{ "stress", no_argument, NULL, 'S' },
 		{ "avoid", required_argument, NULL, 'A' },
+		{ "as-nobody", no_argument, NULL, 'N' },
 		{ 0 }
 	};
 	bool nset = false;
@@ -1569,12 +1703,16 @@ static void parse(int argc, char **argv)
 		case 'I': opt.inject = true; break;
 		case 'S': opt.stress = true; break;
 		case 'A': opt.avoid = parse_avoid(optarg); break;
+		case 'N': opt.nobody = true; break;
 		default: usage();
 		}
 	}
 	if (optind != argc)
 		usage();
 	opt.root = !geteuid();
+	if (opt.nobody && (!opt.root || opt.root_knobs || opt.inject ||
+			   opt.stress))
+		usage();	/* root drops to nobody; nobody has no knobs */
 	if (opt.stress) {
 		opt.root_knobs = opt.root;
 		if (!nset)
@@ -1627,12 +1765,19 @@ static void run(void)
 	for (i = 0; i < (int)opt.nthreads; i++)
 		pthread_create(&g_thr[i].tid, NULL, thread_main, &g_thr[i]);
 	g_phase = "running";
-	while (!g_stop && !out_of_calls() && rt_now_ns() < end)
+	while (!g_stop && !out_of_calls() && rt_now_ns() < end) {
 		rt_msleep(50);
+		check_stuck(rt_now_ns());
+	}
 	g_stop = 1;
 	g_phase = "joining the threads";
-	for (i = 0; i < (int)opt.nthreads; i++)
-		pthread_join(g_thr[i].tid, NULL);
+	for (i = 0; i < (int)opt.nthreads; i++) {
+		/* a thread stuck in a call is reported, not waited for */
+		while (pthread_tryjoin_np(g_thr[i].tid, NULL) == EBUSY) {
+			rt_msleep(50);
+			check_stuck(rt_now_ns());
+		}
+	}
 	g_end_ns = rt_now_ns();
 }
 
@@ -1657,6 +1802,65 @@ static void teardown(void)
 	}
 	if (opt.root)
 		cb_neutral();
+}
+
+#define NOBODY	65534
+
+/*
+ * --as-nobody: a child becomes nobody, runs the threads and exits with
+ * everything in flight; the exit closes its files and mappings. Returns
+ * the child's failures (its exit status), or -1 if it could not run.
+ */
+static int run_as_nobody(void)
+{
+	struct retire_stats cs = { 0 };
+	struct retire_stats_arg sa = {
+		.stats = (unsigned long)&cs, .size = sizeof(cs),
+	};
+	struct retire *r;
+	int st = 0;
+	pid_t pid;
+
+	/*
+	 * A slow device, set before and left as it is: 150 ms to start,
+	 * then 4 KiB a millisecond, so requests outlive a short watchdog
+	 * and are quarantined, then terminate after nobody has gone.
+	 */
+	if (retire_open_device(&r, NULL, 0))
+		return -1;
+	st = rt_set_sim(r, 0, 150 * RT_MS, RT_MS, 4096, 0, opt.seed);
+	retire_close_device(r);
+	if (st)
+		return -1;
+	fflush(stdout);
+	pid = fork();
+	if (pid < 0)
+		return -1;
+	if (!pid) {
+		if (setgroups(0, NULL) || setgid(NOBODY) || setuid(NOBODY)) {
+			printf("fuzz: becoming nobody: %s\n", strerror(errno));
+			_exit(1);
+		}
+		opt.root = false;
+		alarm(opt.secs + opt.secs / 2 + 120);
+		run();
+		do_ioctl(g_fd, RETIRE_IOC_GET_STATS, &sa);
+		printf("fuzz: as nobody: calls=%lu admitted=%lu refused=%lu quarantined=%llu errors=%d; exiting with its work in flight\n",
+		       g_calls, g_admitted, g_refused,
+		       (unsigned long long)cs.quarantined, g_failed);
+		_exit(g_failed ? 1 : 0);
+	}
+	/* only nobody's files keep the contexts: root lets its copies go */
+	if (g_vfd >= 0)
+		close(g_vfd);
+	close(g_fd);
+	while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
+		;
+	g_end_ns = rt_now_ns();
+	if (WIFEXITED(st))
+		return WEXITSTATUS(st);
+	printf("fuzz: the nobody child died of signal %d\n", WTERMSIG(st));
+	return 1;
 }
 
 int main(int argc, char **argv)
@@ -1689,17 +1893,31 @@ int main(int argc, char **argv)
 	alarm(opt.secs + opt.secs / 2 + 120);
 
 	g_start_ns = rt_now_ns();
-	run();
-	g_phase = "tearing down";
-	teardown();
+	if (opt.nobody) {
+		g_phase = "waiting for nobody";
+		g_failed = run_as_nobody();
+	} else {
+		run();
+		g_phase = "tearing down";
+		teardown();
+	}
 	g_phase = "checking the balance";
 	bad = cb_check("fuzz", &base, 30000);
+	if (opt.nobody)		/* checked: the slow device may go now */
+		cb_neutral();
 	alarm(0);
 	if (bad)
 		fail(NULL, "balance check: %d differences (above)", bad);
-	printf("fuzz: seed=%llu calls=%lu seconds=%llu admitted=%lu refused=%lu errors=%d%s\n",
-	       (unsigned long long)opt.seed, g_calls,
-	       (unsigned long long)((g_end_ns - g_start_ns) / 1000000000ULL),
-	       g_admitted, g_refused, g_failed, opt.stress ? " (stress)" : "");
+	if (opt.nobody)	/* the counts are the child's, printed above */
+		printf("fuzz: seed=%llu seconds=%llu as nobody: errors=%d, balance %s with no root action\n",
+		       (unsigned long long)opt.seed,
+		       (unsigned long long)((g_end_ns - g_start_ns) / 1000000000ULL),
+		       g_failed, bad ? "broken" : "held");
+	else
+		printf("fuzz: seed=%llu calls=%lu seconds=%llu admitted=%lu refused=%lu errors=%d%s\n",
+		       (unsigned long long)opt.seed, g_calls,
+		       (unsigned long long)((g_end_ns - g_start_ns) / 1000000000ULL),
+		       g_admitted, g_refused, g_failed,
+		       opt.stress ? " (stress)" : "");
 	return g_failed ? 1 : 0;
 }
