@@ -4,7 +4,8 @@
 # make check: install what is missing, build everything, then for each
 # target kernel build retire.ko for it, boot it in QEMU, run the KUnit
 # suites (debug kernel only) and every kselftest, unload the module, and
-# count. Any kernel report in a run fails that run.
+# count. Any kernel report in a run fails that run. Last, each planted
+# fault of scripts/plants/ must be caught (scripts/plant.sh).
 #
 # RETIRE_KERNELS="debug 6.1 6.12" picks the kernels (default all three).
 # Ends with one line: "N passed, N failed, N skipped"; exits 1 on failure.
@@ -194,6 +195,33 @@ for k in $kernels; do
 	fi
 	close_group "kernel $k"
 done
+
+# --- the harness bites: each planted fault must fail its run ---------------
+start_group "plants"
+plants=()
+for p in scripts/plants/*.patch; do
+	pk=$(sed -n '/^--- /q; s/^Kernel: *//p' "$p")
+	case " $kernels " in
+	*" $pk "*) plants+=("$(basename "$p" .patch)") ;;
+	*) record SKIP "plant $(basename "$p" .patch): kernel $pk is not under test" ;;
+	esac
+done
+if [ ${#plants[@]} -gt 0 ]; then
+	plog=$RETIRE_BUILD/results/plants.log
+	mkdir -p "$(dirname "$plog")"
+	scripts/plant.sh "${plants[@]}" >"$plog" 2>&1
+	seen=0
+	while read -r v rest; do
+		case $v in
+		PASS | FAIL) record "$v" "$rest" && seen=$((seen + 1)) ;;
+		*) echo "  $v $rest" ;;
+		esac
+	done <"$plog"
+	# a plant that printed no verdict was not shown to be caught
+	[ "$seen" = ${#plants[@]} ] ||
+		record FAIL "plants: $((${#plants[@]} - seen)) plants gave no verdict (see $plog)"
+fi
+close_group "plants"
 
 echo
 echo "=== summary"
