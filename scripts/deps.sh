@@ -14,7 +14,7 @@ PKGS=(
 	linux-source-6.12
 	# kernel build tools
 	build-essential bc bison flex libelf-dev libssl-dev dwarves kmod cpio
-	xz-utils zstd rsync sparse python3 python3-yaml python3-jsonschema python3-docutils
+	xz-utils zstd rsync patch sparse python3 python3-yaml python3-jsonschema python3-docutils
 	# the VM runner
 	qemu-system-x86 busybox-static
 	# userspace
