@@ -5,11 +5,12 @@
 # every kernel: the structure-aware fuzzer as root with the engine knobs,
 # resets, limits changes and injections (30 s, 4 threads), the kill storm
 # (100 kills), the stress mix (20 s), and the fuzzer as nobody (20 s),
-# whose exit must leave nothing held with no root action after it. Each ends with its own balance
-# check and fails on a bad errno, a crash or a balance that did not hold;
-# the VM runner fails the run on any kernel report. The seeds are fixed so
-# that a failure here reproduces; `make fuzz` and `make stress` run the
-# long forms with other seeds. One TAP line per campaign.
+# whose exit must leave nothing held with no root action after it. Each
+# ends with its own balance check and fails on a bad errno, a crash or a
+# balance that did not hold; the VM runner fails the run on any kernel
+# report. The seeds are fixed so that a failure here reproduces; `make
+# fuzz` and `make stress` run the long forms with other seeds. One TAP
+# line per campaign.
 #
 # Exit: 0 all passed, 1 one failed, 4 skipped (no /dev/retire).
 cd "$(dirname "$0")" || exit 1

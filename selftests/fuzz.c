@@ -45,7 +45,6 @@
  * Exit: 0, 1 on a failure, 4 if /dev/retire is absent.
  */
 #include <getopt.h>
-#include <grp.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -1804,8 +1803,6 @@ static void teardown(void)
 		cb_neutral();
 }
 
-#define NOBODY	65534
-
 /*
  * --as-nobody: a child becomes nobody, runs the threads and exits with
  * everything in flight; the exit closes its files and mappings. Returns
@@ -1837,8 +1834,9 @@ static int run_as_nobody(void)
 	if (pid < 0)
 		return -1;
 	if (!pid) {
-		if (setgroups(0, NULL) || setgid(NOBODY) || setuid(NOBODY)) {
-			printf("fuzz: becoming nobody: %s\n", strerror(errno));
+		st = rt_become_nobody();
+		if (st) {
+			printf("fuzz: becoming nobody: %s\n", strerror(-st));
 			_exit(1);
 		}
 		opt.root = false;
@@ -1896,6 +1894,9 @@ int main(int argc, char **argv)
 	if (opt.nobody) {
 		g_phase = "waiting for nobody";
 		g_failed = run_as_nobody();
+		if (g_failed < 0)
+			printf("fuzz: FAIL seed=%llu thread=-1\nfuzz: could not set the slow device or fork the nobody child\n",
+			       (unsigned long long)opt.seed);
 	} else {
 		run();
 		g_phase = "tearing down";

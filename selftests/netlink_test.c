@@ -1325,14 +1325,6 @@ TEST_F(nl, engine_set_needs_cap_sys_admin)
 	EXPECT_SIM_CONFIG_EQ(known, got);
 }
 
-/* nobody, without a capability; 0 or -errno */
-static int become_nobody(void)
-{
-	if (setgroups(0, NULL) || setgid(65534) || setuid(65534))
-		return -errno;
-	return 0;
-}
-
 /*
  * Another user's contexts are not an unprivileged caller's to see: its
  * dump lists none of them (root's context here), while the module-wide
@@ -1362,7 +1354,7 @@ TEST_F(nl, unprivileged_dump_shows_only_own_contexts)
 		struct retire_stats st;
 		struct retire_nl *cnl;
 
-		if (become_nobody())
+		if (rt_become_nobody())
 			_exit(10);
 		if (retire_open_netlink(&cnl))
 			_exit(11);

@@ -22,6 +22,7 @@
 #include <sys/ioctl.h>
 #include <time.h>
 #include <fcntl.h>
+#include <grp.h>
 #include <unistd.h>
 
 #include "libretire.h"
@@ -38,9 +39,21 @@
 
 #define RT_PAGE		4096UL
 #define RT_MS		1000000ULL
+#define RT_NOBODY	65534	/* nobody's uid and gid */
 #define RT_SKIP_MSG	"/dev/retire is absent: is retire.ko loaded?"
 
 /* ---- time --------------------------------------------------------------- */
+
+/*
+ * Become nobody: no supplementary groups, nobody's gid and uid, and so no
+ * capability. Files opened before stay open. Returns 0 or -errno.
+ */
+static inline int rt_become_nobody(void)
+{
+	if (setgroups(0, NULL) || setgid(RT_NOBODY) || setuid(RT_NOBODY))
+		return -errno;
+	return 0;
+}
 
 static inline __u64 rt_now_ns(void)
 {
