@@ -7,9 +7,12 @@
 # said what the plant expects: the detector that must catch it and, for a
 # freeze, the stuck function on the console's stacks.
 #
-#   plant.sh NAME...     run those plants
-#   plant.sh -a          run every plant
-#   plant.sh -l          list them
+#   plant.sh [-k KERNELS] NAME...   run those plants
+#   plant.sh [-k KERNELS] -a        run every plant
+#   plant.sh -l                     list them
+#
+# With -k (a list such as "debug 6.12"), a plant for another kernel is not
+# run: it prints "SKIP plant NAME: ...".
 #
 # A plant file is a patch with a header of "Key: value" lines before it:
 #   Kernel:  debug | 6.1 | 6.12 (the kernel whose detectors it proves)
@@ -19,8 +22,8 @@
 #   Stack:   (optional) an extended regex the console must hold (a stack)
 # The planted module is built in build/<kernel>/plant-NAME/ and loaded by
 # nothing but its own run. One line per plant: "PASS plant NAME: ..." when
-# it was caught, "FAIL ..." when the harness let it through. Exit 1 if any
-# plant was not caught.
+# it was caught, "FAIL ..." when the harness let it through (or it could
+# not be run), "SKIP ..." under -k. Exit 1 if any plant was not caught.
 set -uo pipefail
 . "$(dirname "$0")/lib.sh"
 cd "$RETIRE_TOP" || exit 1
@@ -30,6 +33,12 @@ dir=$RETIRE_TOP/scripts/plants
 field() {
 	sed -n "/^--- /q; s/^$1: *//p" "$2" | head -n 1
 }
+
+kernels=
+if [ "${1:-}" = -k ]; then
+	kernels=${2:?usage: plant.sh [-k KERNELS] NAME... | -a | -l}
+	shift 2
+fi
 
 names=()
 case ${1:-} in
@@ -43,7 +52,7 @@ case ${1:-} in
 	for p in "$dir"/*.patch; do names+=("$(basename "$p" .patch)"); done
 	;;
 '')
-	die "usage: plant.sh NAME... | -a | -l"
+	die "usage: plant.sh [-k KERNELS] NAME... | -a | -l"
 	;;
 *)
 	names=("$@")
@@ -57,14 +66,24 @@ fi
 bad=0
 for name in "${names[@]}"; do
 	p=$dir/$name.patch
-	[ -r "$p" ] || die "no plant $p"
+	if [ ! -r "$p" ]; then
+		echo "FAIL plant $name: no $p"
+		bad=1
+		continue
+	fi
 	kernel=$(field Kernel "$p")
+	if [ -n "$kernels" ] && [[ " $kernels " != *" $kernel "* ]]; then
+		echo "SKIP plant $name: kernel $kernel is not under test"
+		continue
+	fi
 	run=$(field Run "$p")
 	bound=$(field Bound "$p")
 	expect=$(field Expect "$p")
 	stack=$(field Stack "$p")
 	if [ -z "$kernel" ] || [ -z "$run" ] || [ -z "$bound" ] || [ -z "$expect" ]; then
-		die "$p: Kernel, Run, Bound and Expect are all needed"
+		echo "FAIL plant $name: Kernel, Run, Bound and Expect are all needed"
+		bad=1
+		continue
 	fi
 	out=$RETIRE_BUILD/results/plant-$name
 	rm -rf "$out"
