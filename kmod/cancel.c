@@ -48,44 +48,94 @@ static enum hrtimer_restart retire_deadline_fire(struct hrtimer *t)
 	return HRTIMER_NORESTART;
 }
 
+/*
+ * The context's watchdog: every active request whose time is up is
+ * quarantined, in expiry order; the timer then follows the first that is
+ * not. A request that terminated has left the list, so the timer may fire
+ * for nothing: it costs one pass and saves touching the timer on every
+ * terminal event. Quarantined requests stay on the list (still active)
+ * and are passed over: at most max_active of them.
+ */
 static enum hrtimer_restart retire_watchdog_fire(struct hrtimer *t)
 {
-	struct retire_req *req = container_of(t, struct retire_req, watchdog);
-	struct retire_ctx *ctx = req->ctx;
+	struct retire_ctx *ctx = container_of(t, struct retire_ctx, watchdog);
+	struct retire_req *req;
 	unsigned long flags;
+	ktime_t now;
 
-	/* the same incarnation argument as retire_deadline_fire() */
 	spin_lock_irqsave(&ctx->lock, flags);
-	if (req->state == RETIRE_REQ_ACTIVE)
-		retire_req_quarantine_locked(ctx, req);
+	now = ktime_get();
+	list_for_each_entry(req, &ctx->active_list, active_node) {
+		if (req->quarantined)
+			continue;
+		if (!ktime_after(req->watch_at, now)) {
+			retire_req_quarantine_locked(ctx, req);
+			continue;
+		}
+		/*
+		 * Started again rather than restarted: an activation may have
+		 * queued this timer while it waited for the lock, and the
+		 * expiry of a queued timer must not be edited in place.
+		 */
+		if (!hrtimer_is_queued(t) ||
+		    ktime_before(req->watch_at, hrtimer_get_expires(t)))
+			hrtimer_start(t, req->watch_at, HRTIMER_MODE_ABS);
+		break;
+	}
 	spin_unlock_irqrestore(&ctx->lock, flags);
 	return HRTIMER_NORESTART;
 }
 
 /**
- * retire_deadline_init() - one-time set-up of a request slot's timers
+ * retire_deadline_init() - one-time set-up of a request slot's timer
  * @req: the request slot
  */
 void retire_deadline_init(struct retire_req *req)
 {
 	hrtimer_init(&req->deadline, CLOCK_MONOTONIC, HRTIMER_MODE_REL);
 	req->deadline.function = retire_deadline_fire;
-	hrtimer_init(&req->watchdog, CLOCK_MONOTONIC, HRTIMER_MODE_REL);
-	req->watchdog.function = retire_watchdog_fire;
 }
 
 /**
- * retire_watchdog_arm() - start the watchdog of a request going active
+ * retire_watchdog_init() - set up a context's watchdog timer
+ * @ctx: the context
+ */
+void retire_watchdog_init(struct retire_ctx *ctx)
+{
+	hrtimer_init(&ctx->watchdog, CLOCK_MONOTONIC, HRTIMER_MODE_ABS);
+	ctx->watchdog.function = retire_watchdog_fire;
+}
+
+/**
+ * retire_watchdog_arm() - a request goes active: its watchdog starts
  * @req: the request; the caller holds its context's lock
  *
  * Past it, the device's silence is no longer evidence of progress: the
- * request is quarantined (retire_req_quarantine_locked()).
+ * request is quarantined (retire_req_quarantine_locked()). It joins the
+ * active list in expiry order: at the tail unless watchdog_ns was lowered
+ * since the requests before it went active. The context's one timer is
+ * touched only when it is idle or set for later than this expiry, so a
+ * stream of short requests arms it about once per watchdog period.
  */
 void retire_watchdog_arm(struct retire_req *req)
 {
-	lockdep_assert_held(&req->ctx->lock);
-	hrtimer_start(&req->watchdog, ns_to_ktime(req->ctx->limits.watchdog_ns),
-		      HRTIMER_MODE_REL);
+	struct retire_ctx *ctx = req->ctx;
+	struct list_head *pos;
+
+	lockdep_assert_held(&ctx->lock);
+	req->watch_at = ktime_add_safe(ktime_get(),
+				       ns_to_ktime(min_t(u64, ctx->limits.watchdog_ns,
+							 KTIME_MAX)));
+	for (pos = ctx->active_list.prev; pos != &ctx->active_list;
+	     pos = pos->prev)
+		if (!ktime_after(list_entry(pos, struct retire_req,
+					    active_node)->watch_at,
+				 req->watch_at))
+			break;
+	list_add(&req->active_node, pos);
+	if (!hrtimer_is_queued(&ctx->watchdog) ||
+	    ktime_before(req->watch_at, hrtimer_get_expires(&ctx->watchdog)))
+		hrtimer_start(&ctx->watchdog, req->watch_at, HRTIMER_MODE_ABS);
 }
 
 /**

@@ -10,6 +10,7 @@ struct retire_req;
 void retire_deadline_init(struct retire_req *req);
 void retire_deadline_arm(struct retire_req *req);
 void retire_watchdog_arm(struct retire_req *req);
+void retire_watchdog_init(struct retire_ctx *ctx);
 int retire_req_cancel(struct retire_ctx *ctx, u64 handle);
 
 #endif /* _RETIRE_CANCEL_H */

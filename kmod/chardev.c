@@ -227,45 +227,38 @@ static long retire_ioctl_token(struct retire_ctx *ctx, unsigned int cmd,
 	return retire_arg_copy_out(uarg, cmd, &op, sizeof(op));
 }
 
-static long retire_ioctl_reap(struct retire_ctx *ctx, unsigned int cmd,
-			      void __user *uarg)
+/*
+ * Reap into @ucqes (@nr records) until @min_complete are there, @timeout_ns
+ * passes or a signal arrives (RETIRE_IOC_REAP's rules); *@reaped counts
+ * them. @locked: the caller holds ctx->mutex, and the first take happens
+ * under it. Returns 0, or -EFAULT or -EINTR if nothing was reaped.
+ */
+static int retire_reap_wait(struct retire_ctx *ctx,
+			    struct retire_cqe __user *ucqes, u32 nr,
+			    u32 min_complete, u64 timeout_ns, u32 flags,
+			    u32 *reaped, bool locked)
 {
-	struct retire_cqe __user *ucqes;
-	struct retire_reap reap;
-	ktime_t deadline, now;
-	bool forever;
+	bool forever = flags & RETIRE_REAP_F_WAIT_FOREVER && !timeout_ns;
+	ktime_t deadline = 0, now;
 	long left;
-	int ret, n;
+	int n;
 
-	ret = retire_arg_copy_in(&reap, sizeof(reap), sizeof(reap), cmd, uarg);
-	if (ret)
-		return ret;
-	if (reap.flags & ~RETIRE_REAP_F_ALL || reap.reaped ||
-	    !retire_reserved_zero(reap.reserved, sizeof(reap.reserved)) ||
-	    !reap.nr || reap.nr > RETIRE_SUBMIT_MAX ||
-	    reap.min_complete > reap.nr)
-		return -EINVAL;
-
-	ucqes = u64_to_user_ptr(reap.cqes);
-	forever = reap.flags & RETIRE_REAP_F_WAIT_FOREVER && !reap.timeout_ns;
-	/* a timeout past what a ktime holds waits as long as one can */
-	deadline = ktime_add_safe(ktime_get(),
-				  ns_to_ktime(min_t(u64, reap.timeout_ns,
-						    KTIME_MAX)));
 	for (;;) {
-		mutex_lock(&ctx->mutex);
-		n = retire_records_take(ctx, ucqes + reap.reaped,
-					reap.nr - reap.reaped);
+		if (!locked)
+			mutex_lock(&ctx->mutex);
+		n = retire_records_take(ctx, ucqes + *reaped, nr - *reaped);
 		mutex_unlock(&ctx->mutex);
-		if (n < 0) {
-			if (!reap.reaped)
-				return n;
-			break;
-		}
-		reap.reaped += n;
-		if (reap.reaped >= reap.min_complete)
-			break;
-		/* a signal or the deadline ends the wait, not the records */
+		locked = false;
+		if (n < 0)
+			return *reaped ? 0 : n;
+		*reaped += n;
+		if (*reaped >= min_complete)
+			return 0;
+		/*
+		 * A signal or the deadline ends the wait, not the records. The
+		 * clock is read only once a wait is needed; a timeout past what
+		 * a ktime holds waits as long as one can.
+		 */
 		if (forever) {
 			left = wait_event_interruptible(ctx->waitq,
 							retire_records_ready(ctx));
@@ -277,21 +270,164 @@ static long retire_ioctl_reap(struct retire_ctx *ctx, unsigned int cmd,
 			 * to KTIME_MAX, a wait that no timer ends.
 			 */
 			now = ktime_get();
+			if (!deadline)
+				deadline = ktime_add_safe(now,
+							  ns_to_ktime(min_t(u64, timeout_ns,
+									    KTIME_MAX)));
 			if (!ktime_before(now, deadline))
-				break;
+				return 0;
 			left = wait_event_interruptible_hrtimeout(ctx->waitq,
 								  retire_records_ready(ctx),
 								  ktime_sub(deadline, now));
 			if (left == -ETIME)
 				left = 0;
 		}
-		if (left) {
-			if (!reap.reaped)
-				return -EINTR;
-			break;
+		if (left)
+			return *reaped ? 0 : -EINTR;
+	}
+}
+
+static long retire_ioctl_reap(struct retire_ctx *ctx, unsigned int cmd,
+			      void __user *uarg)
+{
+	struct retire_reap reap;
+	int ret;
+
+	ret = retire_arg_copy_in(&reap, sizeof(reap), sizeof(reap), cmd, uarg);
+	if (ret)
+		return ret;
+	if (reap.flags & ~RETIRE_REAP_F_ALL || reap.reaped ||
+	    !retire_reserved_zero(reap.reserved, sizeof(reap.reserved)) ||
+	    !reap.nr || reap.nr > RETIRE_SUBMIT_MAX ||
+	    reap.min_complete > reap.nr)
+		return -EINVAL;
+
+	ret = retire_reap_wait(ctx, u64_to_user_ptr(reap.cqes), reap.nr,
+			       reap.min_complete, reap.timeout_ns, reap.flags,
+			       &reap.reaped, false);
+	if (ret)
+		return ret;
+	return retire_arg_copy_out(uarg, cmd, &reap, sizeof(reap));
+}
+
+/* the fields of struct retire_op only SUBMIT may set */
+static bool retire_op_submit_fields_zero(const struct retire_op *op)
+{
+	return !op->flags && !op->user_data && !op->buf && !op->offset &&
+	       !op->len && !op->deadline_ns && !op->key && !op->dev_flags;
+}
+
+/* one operation of an ENTER batch, as its own ioctl would run it */
+static int retire_op_run(struct retire_ctx *ctx, struct retire_op *op)
+{
+	struct retire_sqe sqe;
+	u64 token;
+	int ret;
+
+	lockdep_assert_held(&ctx->mutex);
+	if (op->pad)
+		return -EINVAL;
+	if (op->opcode == RETIRE_OP_SUBMIT) {
+		if (op->handle || op->error)
+			return -EINVAL;
+		sqe = (struct retire_sqe) {
+			.user_data = op->user_data,
+			.buf = op->buf,
+			.offset = op->offset,
+			.len = op->len,
+			.deadline_ns = op->deadline_ns,
+			.key = op->key,
+			.dev_flags = op->dev_flags,
+			.flags = op->flags,
+		};
+		ret = retire_submit_one(ctx, &sqe);
+		if (!ret)
+			op->handle = sqe.handle;
+		return ret;
+	}
+	if (!retire_op_submit_fields_zero(op))
+		return -EINVAL;
+	if (op->opcode != RETIRE_OP_RETURN && op->error)
+		return -EINVAL;
+	switch (op->opcode) {
+	case RETIRE_OP_CANCEL:
+		return retire_req_cancel(ctx, op->handle);
+	case RETIRE_OP_RETIRE:
+		return retire_req_retire(ctx, op->handle);
+	case RETIRE_OP_BORROW:
+		ret = retire_token_borrow(ctx, op->handle, &token);
+		break;
+	case RETIRE_OP_RETURN:
+		if (op->error > 0 || op->error < -MAX_ERRNO)
+			return -EINVAL;
+		return retire_token_return(ctx, op->handle, op->error);
+	case RETIRE_OP_HANDOFF:
+		ret = retire_token_handoff(ctx, op->handle, &token);
+		break;
+	default:
+		return -EINVAL;
+	}
+	if (!ret)
+		op->handle = token;
+	return ret;
+}
+
+static long retire_ioctl_enter(struct retire_ctx *ctx, unsigned int cmd,
+			       void __user *uarg)
+{
+	struct retire_op __user *uops;
+	struct retire_op *ops = NULL;
+	struct retire_enter e;
+	size_t size = 0;
+	unsigned int i;
+	int ret, fault = 0;
+
+	ret = retire_arg_copy_in(&e, sizeof(e), sizeof(e), cmd, uarg);
+	if (ret)
+		return ret;
+	if (e.flags & ~RETIRE_REAP_F_ALL || e.done || e.reaped ||
+	    !retire_reserved_zero(e.reserved, sizeof(e.reserved)) ||
+	    e.nr_ops > RETIRE_SUBMIT_MAX || e.nr_cqes > RETIRE_SUBMIT_MAX ||
+	    (!e.nr_ops && !e.nr_cqes) || e.min_complete > e.nr_cqes)
+		return -EINVAL;
+
+	/* as RETIRE_IOC_SUBMIT: no fault under the mutex, results can go back */
+	uops = u64_to_user_ptr(e.ops);
+	if (e.nr_ops) {
+		size = array_size(e.nr_ops, sizeof(*ops));
+		ops = memdup_user(uops, size);
+		if (IS_ERR(ops))
+			return PTR_ERR(ops);
+		if (copy_to_user(uops, ops, size)) {
+			kfree(ops);
+			return -EFAULT;
 		}
 	}
-	return retire_arg_copy_out(uarg, cmd, &reap, sizeof(reap));
+
+	mutex_lock(&ctx->mutex);
+	for (i = 0; i < e.nr_ops; i++)
+		ops[i].result = retire_op_run(ctx, &ops[i]);
+	e.done = e.nr_ops;
+	if (e.nr_cqes) {
+		/* the first take still holds the mutex the operations held */
+		ret = retire_reap_wait(ctx, u64_to_user_ptr(e.cqes), e.nr_cqes,
+				       e.min_complete, e.timeout_ns, e.flags,
+				       &e.reaped, true);
+		/* operations ran: a failed reap is not the call's failure */
+		if (ret == -EFAULT)
+			fault = ret;
+		else if (ret && !e.nr_ops)
+			fault = ret;
+	} else {
+		mutex_unlock(&ctx->mutex);
+	}
+
+	if (ops) {
+		if (copy_to_user(uops, ops, size))
+			fault = -EFAULT;
+		kfree(ops);
+	}
+	return retire_arg_copy_out(uarg, cmd, &e, sizeof(e)) ?: fault;
 }
 
 static long retire_ioctl_get_stats(struct retire_ctx *ctx, unsigned int cmd,
@@ -460,6 +596,8 @@ static long retire_ioctl(struct file *file, unsigned int cmd,
 		return retire_ioctl_token(ctx, cmd, uarg);
 	if (retire_cmd_is(cmd, RETIRE_IOC_REAP))
 		return retire_ioctl_reap(ctx, cmd, uarg);
+	if (retire_cmd_is(cmd, RETIRE_IOC_ENTER))
+		return retire_ioctl_enter(ctx, cmd, uarg);
 	if (retire_cmd_is(cmd, RETIRE_IOC_GET_STATS))
 		return retire_ioctl_get_stats(ctx, cmd, uarg);
 	if (retire_cmd_is(cmd, RETIRE_IOC_SIM_CONFIG))

@@ -23,6 +23,7 @@
 #include <kunit/visibility.h>
 
 #include "buf.h"
+#include "cancel.h"
 #include "ctx.h"
 #include "engine.h"
 #include "main.h"
@@ -190,10 +191,13 @@ static void retire_ctx_free_work(struct work_struct *work)
 	retire_slot_table_destroy(&ctx->reqs);
 	retire_slot_table_destroy(&ctx->jobs);
 	retire_slot_table_destroy(&ctx->tokens);
+	/* nothing is active: a firing watchdog finds nothing, and ends */
+	hrtimer_cancel(&ctx->watchdog);
 	retire_buf_destroy_all(ctx);
 	retire_slot_table_destroy(&ctx->bufs);
 	retire_stat_add(NULL, RETIRE_ST_CONTEXTS, -1);
 	put_pid(ctx->owner);
+	kfree(ctx->stage);
 	kfree(ctx);
 	/* the last thing: retire_exit() flushes retire_wq before it returns */
 	module_put(THIS_MODULE);
@@ -241,6 +245,7 @@ struct retire_ctx *retire_ctx_create(const struct retire_engine_ops *engine)
 	INIT_LIST_HEAD(&ctx->ready);
 	INIT_LIST_HEAD(&ctx->waiting);
 	INIT_LIST_HEAD(&ctx->active_list);
+	retire_watchdog_init(ctx);
 	init_waitqueue_head(&ctx->waitq);
 	INIT_WORK(&ctx->reap_work, retire_ctx_reap_work);
 	INIT_WORK(&ctx->free_work, retire_ctx_free_work);

@@ -2,6 +2,7 @@
 #ifndef _RETIRE_CTX_H
 #define _RETIRE_CTX_H
 
+#include <linux/hrtimer.h>
 #include <linux/kref.h>
 #include <linux/list.h>
 #include <linux/mutex.h>
@@ -37,7 +38,17 @@ struct retire_engine_ops;
  *		ready; the list threads through the requests, so delivery
  *		never allocates and a slow reader loses nothing.
  * @waiting:	admitted requests not yet handed to the engine, FIFO.
- * @active_list: requests the device holds (per-key counts scan it).
+ * @active_list: requests the device holds, in the order their watchdogs
+ *		expire (per-key counts scan it too).
+ * @watchdog:	one timer for every active request's watchdog: armed for
+ *		the first expiry it knows of, it quarantines what has expired
+ *		and re-arms for the next (cancel.c).
+ * @activating: the waiting list is being walked: an activation inside it
+ *		(an engine completing inline) only asks for another pass.
+ * @activate_again: an activation inside the walk asked for another pass.
+ * @stage:	records being handed to the reader, RETIRE_SUBMIT_MAX of
+ *		them, allocated at the first read that wants more than one;
+ *		protected by @mutex.
  * @waiting_nr:	requests on @waiting.
  * @active:	requests the engine holds.
  * @quarantined: requests in quarantine: admission stops while non-zero.
@@ -76,6 +87,10 @@ struct retire_ctx {
 	struct list_head ready;		/* protected by @lock */
 	struct list_head waiting;	/* protected by @lock */
 	struct list_head active_list;	/* protected by @lock */
+	struct hrtimer watchdog;
+	bool activating;		/* protected by @lock */
+	bool activate_again;		/* protected by @lock */
+	struct retire_cqe *stage;	/* protected by @mutex */
 	u32 waiting_nr;			/* protected by @lock */
 	u32 active;			/* protected by @lock */
 	u32 quarantined;		/* protected by @lock */

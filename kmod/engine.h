@@ -51,7 +51,8 @@ struct retire_engine_result {
  * @start:	begin work on @w in the job slot @idx of @ctx (the request's
  *		slot index). Called under the context lock: must not sleep or
  *		allocate. The device reports exactly one terminal event for it
- *		through retire_engine_complete().
+ *		through retire_engine_complete(), or, completing inline before
+ *		@start returns, through retire_engine_complete_locked().
  * @try_stop:	a cancel asks to stop job @idx. Called under the context
  *		lock. Return true if the device stopped it before touching
  *		anything more and will report nothing (the caller then ends
@@ -80,6 +81,8 @@ void retire_engine_complete(struct retire_ctx *ctx, u64 handle,
 			    const struct retire_engine_result *res);
 void retire_engine_moving(struct retire_ctx *ctx,
 			  const struct retire_engine_work *w, u64 n);
+void retire_engine_moving_locked(struct retire_ctx *ctx,
+				 const struct retire_engine_work *w, u64 n);
 void retire_engine_complete_locked(struct retire_ctx *ctx, u64 handle,
 				   const struct retire_engine_result *res);
 

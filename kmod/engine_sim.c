@@ -9,7 +9,9 @@
  * tick. Knobs are module-wide (RETIRE_IOC_SIM_CONFIG): latency, tick,
  * bytes per tick, blocked destination, fail every Nth activation, hang,
  * cancel-while-running, and a test knob that attempts an access outside
- * the request's device-access flags to prove it is refused.
+ * the request's device-access flags to prove it is refused. With
+ * RETIRE_SIM_F_INLINE a job that needs no time is moved and reported
+ * inside start(), as a null device would: IDLE -start-> IDLE.
  *
  * Job states, under retire_sim.lock:
  *   IDLE -start-> ARMED -timer-> QUEUED -work-> RUNNING -> ARMED | IDLE
@@ -461,12 +463,50 @@ static enum hrtimer_restart retire_sim_timer(struct hrtimer *t)
 	return HRTIMER_NORESTART;
 }
 
+/* RETIRE_SIM_F_INLINE: may @w be moved and reported before start returns? */
+static bool retire_sim_inline_locked(const struct retire_sim_config *cfg,
+				     const struct retire_engine_work *w)
+{
+	lockdep_assert_held(&retire_sim.lock);
+	return cfg->flags & RETIRE_SIM_F_INLINE &&
+	       !(cfg->flags & (RETIRE_SIM_F_BLOCKED | RETIRE_SIM_F_HANG |
+			       RETIRE_SIM_F_VIOLATE)) &&
+	       !cfg->latency_ns && !cfg->finish_ns && !cfg->rate_bps &&
+	       (!cfg->bytes_per_tick || cfg->bytes_per_tick >= w->len) &&
+	       w->len <= RETIRE_SIM_INLINE_MAX;
+}
+
+/*
+ * The null device: the whole range moves now, in the submitter's context
+ * and under its context lock (which is why the length is bounded), and
+ * the terminal event lands before start() returns. The job never leaves
+ * IDLE: no timer, no work item, nothing for a reset or a cancel to find.
+ */
+static void retire_sim_run_inline(struct retire_ctx *ctx,
+				  struct retire_sim_job *job)
+{
+	struct retire_engine_result res = {};
+
+	lockdep_assert_held(&ctx->lock);
+	if (job->fail) {
+		res.error = -EIO;
+	} else {
+		retire_engine_moving_locked(ctx, &job->w, job->w.len);
+		retire_sim_transfer(job, 0, job->w.len);
+		job->done = job->w.len;
+		res.transferred = job->done;
+		res.checksum = job->checksum;
+	}
+	retire_engine_complete_locked(ctx, job->w.handle, &res);
+}
+
 static void retire_sim_start(struct retire_ctx *ctx, u32 idx,
 			     const struct retire_engine_work *w)
 {
 	struct retire_sim_job *job = retire_sim_job(ctx, idx);
 	const struct retire_sim_config *cfg = &retire_sim.cfg;
 	unsigned long flags;
+	bool now;
 
 	lockdep_assert_held(&ctx->lock);
 	spin_lock_irqsave(&retire_sim.lock, flags);
@@ -484,9 +524,14 @@ static void retire_sim_start(struct retire_ctx *ctx, u32 idx,
 	retire_sim.activations++;
 	job->fail = cfg->fail_every &&
 		    !(retire_sim.activations % cfg->fail_every);
-	list_add_tail(&job->node, &retire_sim.jobs);
-	retire_sim_arm_locked(job, cfg->latency_ns);
+	now = retire_sim_inline_locked(cfg, w);
+	if (!now) {
+		list_add_tail(&job->node, &retire_sim.jobs);
+		retire_sim_arm_locked(job, cfg->latency_ns);
+	}
 	spin_unlock_irqrestore(&retire_sim.lock, flags);
+	if (now)
+		retire_sim_run_inline(ctx, job);
 }
 
 static bool retire_sim_try_stop(struct retire_ctx *ctx, u32 idx)

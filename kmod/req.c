@@ -18,6 +18,7 @@
 
 #include <linux/overflow.h>
 #include <linux/sched.h>
+#include <linux/slab.h>
 #include <linux/uaccess.h>
 #include <kunit/visibility.h>
 #include <linux/retire.h>
@@ -55,7 +56,6 @@ void retire_req_slot_fini(void *obj)
 	struct retire_req *req = obj;
 
 	hrtimer_cancel(&req->deadline);
-	hrtimer_cancel(&req->watchdog);
 }
 
 static void retire_req_unquarantine_locked(struct retire_ctx *ctx,
@@ -121,7 +121,6 @@ static void retire_req_activate_locked(struct retire_ctx *ctx,
 	lockdep_assert_held(&ctx->lock);
 	req->state = RETIRE_REQ_ACTIVE;
 	ctx->active++;
-	list_add_tail(&req->active_node, &ctx->active_list);
 	retire_watchdog_arm(req);
 	ctx->engine->start(ctx, retire_req_idx(req), &w);
 }
@@ -153,15 +152,31 @@ static void retire_activate_waiting_locked(struct retire_ctx *ctx)
 	struct retire_req *req, *tmp;
 
 	lockdep_assert_held(&ctx->lock);
-	list_for_each_entry_safe(req, tmp, &ctx->waiting, wait_node) {
-		if (ctx->active >= ctx->limits.max_active)
-			break;
-		if (!retire_may_activate_locked(ctx, req->key))
-			continue;
-		list_del_init(&req->wait_node);
-		ctx->waiting_nr--;
-		retire_req_activate_locked(ctx, req);
+	/*
+	 * An engine completing inline terminates the request it was just
+	 * given, which comes back here: that nested call asks the walk in
+	 * progress for one more pass instead of walking the list itself, so
+	 * the recursion is one level deep and the saved entry stays valid
+	 * (a terminating ACTIVE request is not on the waiting list).
+	 */
+	if (ctx->activating) {
+		ctx->activate_again = true;
+		return;
 	}
+	ctx->activating = true;
+	do {
+		ctx->activate_again = false;
+		list_for_each_entry_safe(req, tmp, &ctx->waiting, wait_node) {
+			if (ctx->active >= ctx->limits.max_active)
+				break;
+			if (!retire_may_activate_locked(ctx, req->key))
+				continue;
+			list_del_init(&req->wait_node);
+			ctx->waiting_nr--;
+			retire_req_activate_locked(ctx, req);
+		}
+	} while (ctx->activate_again);
+	ctx->activating = false;
 }
 
 /**
@@ -255,7 +270,6 @@ void retire_req_terminate_locked(struct retire_ctx *ctx,
 	}
 	/* a running timer callback finds TERMINATED and does nothing */
 	hrtimer_try_to_cancel(&req->deadline);
-	hrtimer_try_to_cancel(&req->watchdog);
 	retire_req_end_logical_locked(ctx, req, now);
 	retire_req_queue_locked(ctx, req, RETIRE_PEND_TERMINAL);
 	retire_activate_waiting_locked(ctx);
@@ -279,12 +293,26 @@ void retire_engine_moving(struct retire_ctx *ctx,
 	unsigned long flags;
 
 	spin_lock_irqsave(&ctx->lock, flags);
-	retire_stat_add(&ctx->stats, RETIRE_ST_ENGINE_BYTES, n);
-	if (w->dev_flags & RETIRE_DEV_WRITE)
-		w->buf->dev_wrote = true;
+	retire_engine_moving_locked(ctx, w, n);
 	spin_unlock_irqrestore(&ctx->lock, flags);
 }
 EXPORT_SYMBOL_IF_KUNIT(retire_engine_moving);
+
+/**
+ * retire_engine_moving_locked() - retire_engine_moving(), lock held
+ * @ctx:	the context; the caller holds its lock (an engine completing
+ *		inline, from its start())
+ * @w:		the work it was given
+ * @n:		bytes
+ */
+void retire_engine_moving_locked(struct retire_ctx *ctx,
+				 const struct retire_engine_work *w, u64 n)
+{
+	lockdep_assert_held(&ctx->lock);
+	retire_stat_add(&ctx->stats, RETIRE_ST_ENGINE_BYTES, n);
+	if (w->dev_flags & RETIRE_DEV_WRITE)
+		w->buf->dev_wrote = true;
+}
 
 /**
  * retire_engine_complete() - a device reports a terminal event
@@ -361,7 +389,7 @@ EXPORT_SYMBOL_IF_KUNIT(retire_req_try_retire_locked);
 
 static int retire_sqe_check(const struct retire_sqe *sqe)
 {
-	if (sqe->flags || sqe->pad ||
+	if (sqe->flags & ~RETIRE_SQE_F_ALL || sqe->pad ||
 	    memchr_inv(sqe->reserved, 0, sizeof(sqe->reserved)))
 		return -EINVAL;
 	if (!sqe->dev_flags || sqe->dev_flags & ~RETIRE_DEV_ALL)
@@ -479,6 +507,7 @@ int retire_submit_one(struct retire_ctx *ctx, struct retire_sqe *sqe)
 	req->logical_done = false;
 	req->terminal_read = false;
 	req->consumed = false;
+	req->auto_retire = sqe->flags & RETIRE_SQE_F_AUTO_RETIRE;
 	req->quarantined = false;
 	req->tokens = 0;
 	req->outcome = 0;
@@ -667,13 +696,11 @@ void retire_ctx_unquarantine(struct retire_ctx *ctx)
 }
 EXPORT_SYMBOL_IF_KUNIT(retire_ctx_unquarantine);
 
-/* the record for the lowest pending bit; measurements only if published */
-static u8 retire_req_fill_cqe(const struct retire_ctx *ctx,
-			      const struct retire_req *req,
-			      struct retire_cqe *cqe)
+/* the record for pending bit @bit; measurements only if published */
+static void retire_req_fill_cqe(const struct retire_ctx *ctx,
+				const struct retire_req *req, u8 bit,
+				struct retire_cqe *cqe)
 {
-	u8 bit = req->pending & -req->pending;
-
 	memset(cqe, 0, sizeof(*cqe));
 	cqe->user_data = req->user_data;
 	cqe->handle = req->handle;
@@ -716,7 +743,6 @@ static u8 retire_req_fill_cqe(const struct retire_ctx *ctx,
 		cqe->outcome = RETIRE_OUTCOME_RETIRED;
 		break;
 	}
-	return bit;
 }
 
 /**
@@ -754,15 +780,17 @@ static void retire_record_commit(struct retire_ctx *ctx,
 		req->terminal_read = true;
 		retire_stat_hist(&ctx->stats, RETIRE_HIST_CQ_WAIT,
 				 req->t_terminal, ktime_get());
-		if (ctx->closed) {
-			/* the reaper consumes for an owner that is gone */
+		if (ctx->closed || req->auto_retire) {
+			/*
+			 * The reaper consumes for an owner that is gone; an
+			 * AUTO_RETIRE request is consumed by this read.
+			 */
 			req->consumed = true;
 			retire_req_try_retire_locked(ctx, req);
 		}
 	} else if (bit == RETIRE_PEND_RETIRED) {
 		spin_unlock_irq(&ctx->lock);
 		hrtimer_cancel(&req->deadline);
-		hrtimer_cancel(&req->watchdog);
 		ctx->engine->quiesce(ctx, idx);
 		spin_lock_irq(&ctx->lock);
 		req->state = RETIRE_REQ_FREE;
@@ -770,37 +798,75 @@ static void retire_record_commit(struct retire_ctx *ctx,
 	}
 }
 
+/* records one pass of __retire_records_take() hands over without a stage */
+#define RETIRE_STAGE_MIN	4
+
+/*
+ * In passes: under one hold of the lock, the records of the first ready
+ * requests are filled into the stage, each request's pending records in
+ * their order before the next request's (the order one record at a time
+ * would give); the stage goes to the reader in one copy; under a second
+ * hold the records are committed in that order. A record is dropped only
+ * after it reached the reader. Committing may owe a request a new record
+ * (a TERMINAL read that retires it owes RETIRED, queued behind every
+ * other ready request), which a later pass finds.
+ */
 static int __retire_records_take(struct retire_ctx *ctx, bool to_user,
 				 struct retire_cqe __user *u,
 				 struct retire_cqe *k, unsigned int nr)
 {
-	struct retire_cqe cqe;
+	struct retire_cqe local[RETIRE_STAGE_MIN], *stage = local;
+	struct retire_req *reqs[RETIRE_STAGE_MIN], **rq = reqs;
+	unsigned int cap = RETIRE_STAGE_MIN, n = 0, m, i;
 	struct retire_req *req;
-	unsigned int n = 0;
-	u8 bit;
+	u8 bits[RETIRE_SUBMIT_MAX];
 
 	lockdep_assert_held(&ctx->mutex);
-	while (n < nr) {
-		spin_lock_irq(&ctx->lock);
-		req = list_first_entry_or_null(&ctx->ready, struct retire_req,
-					       ready_node);
-		if (!req) {
-			spin_unlock_irq(&ctx->lock);
-			break;
+	if (nr > RETIRE_STAGE_MIN) {
+		/* the stage, and after it the requests of a pass */
+		if (!ctx->stage)
+			ctx->stage = kmalloc_array(RETIRE_SUBMIT_MAX,
+						   sizeof(*ctx->stage) +
+						   sizeof(*rq),
+						   GFP_KERNEL_ACCOUNT);
+		if (ctx->stage) {
+			stage = ctx->stage;
+			rq = (struct retire_req **)(stage + RETIRE_SUBMIT_MAX);
+			cap = RETIRE_SUBMIT_MAX;
 		}
-		bit = retire_req_fill_cqe(ctx, req, &cqe);
-		spin_unlock_irq(&ctx->lock);
+	}
+	/* the reaper asks for everything: passes of at most @cap each */
+	while (n < nr) {
+		m = 0;
+		spin_lock_irq(&ctx->lock);
+		list_for_each_entry(req, &ctx->ready, ready_node) {
+			u8 p = req->pending;
 
-		/* only this mutex holder drops records: @req stays put */
-		if (to_user && copy_to_user(&u[n], &cqe, sizeof(cqe)))
+			while (p && m < min(cap, nr - n)) {
+				rq[m] = req;
+				bits[m] = p & -p;
+				p &= ~bits[m];
+				retire_req_fill_cqe(ctx, req, bits[m], &stage[m]);
+				m++;
+			}
+			if (p)
+				break;
+		}
+		spin_unlock_irq(&ctx->lock);
+		if (!m)
+			break;
+
+		/* only this mutex holder drops records: the requests stay put */
+		if (to_user && copy_to_user(&u[n], stage, m * sizeof(*stage)))
 			return n ? n : -EFAULT;
 		if (k)
-			k[n] = cqe;
+			memcpy(&k[n], stage, m * sizeof(*stage));
 
 		spin_lock_irq(&ctx->lock);
-		retire_record_commit(ctx, req, bit, &cqe);
+		for (i = 0; i < m; i++)
+			retire_record_commit(ctx, rq[i], bits[i], &stage[i]);
 		spin_unlock_irq(&ctx->lock);
-		n++;
+		n += m;
 	}
 	return n;
 }

@@ -55,6 +55,7 @@ enum retire_req_state {
  *		cancel)
  * @terminal_read: the reader has the TERMINAL record: the owner may retire
  * @consumed:	the owner retired it (or the reaper did, after close)
+ * @auto_retire: RETIRE_SQE_F_AUTO_RETIRE: reading TERMINAL consumes it
  * @tokens:	borrow tokens out
  * @outcome:	RETIRE_OUTCOME_* of the terminal event
  * @error:	its -errno
@@ -68,8 +69,9 @@ enum retire_req_state {
  * @wait_node:	on ctx->waiting while WAITING
  * @deadline:	the deadline timer (cancel.c)
  * @deadline_ns: relative deadline from the submitter, 0 for none
- * @watchdog:	quarantines the request if the device holds it too long
- * @active_node: on ctx->active_list while ACTIVE
+ * @watch_at:	when the device will have held it too long: the context's
+ *		watchdog then quarantines it
+ * @active_node: on ctx->active_list while ACTIVE, ordered by @watch_at
  * @quarantined: the watchdog fired: the buffer stays until an engine reset
  * @epoch:	its key's epoch at admission
  * @authority:	the context's authority at admission
@@ -93,6 +95,7 @@ struct retire_req {
 	bool logical_done;
 	bool terminal_read;
 	bool consumed;
+	bool auto_retire;
 	u32 tokens;
 	u32 outcome;
 	s32 error;
@@ -106,7 +109,7 @@ struct retire_req {
 	struct list_head wait_node;
 	struct hrtimer deadline;
 	u64 deadline_ns;
-	struct hrtimer watchdog;
+	ktime_t watch_at;
 	struct list_head active_node;
 	bool quarantined;
 	u64 epoch;

@@ -646,7 +646,7 @@ static void retire_req_view(struct retire_fix *f, u64 h,
 	v->t_admit = ktime_to_ns(r->t_admit);
 	v->t_terminal = ktime_to_ns(r->t_terminal);
 	v->deadline_at = ktime_to_ns(hrtimer_get_expires(&r->deadline));
-	v->watchdog_at = ktime_to_ns(hrtimer_get_expires(&r->watchdog));
+	v->watchdog_at = ktime_to_ns(r->watch_at);
 	v->buf = r->buf;
 	v->dev_flags = r->dev_flags;
 	v->tokens = r->tokens;
@@ -663,7 +663,8 @@ static void retire_req_view(struct retire_fix *f, u64 h,
 	v->consumed = r->consumed;
 	v->quarantined = r->quarantined;
 	v->deadline_armed = hrtimer_is_queued(&r->deadline);
-	v->watchdog_armed = hrtimer_is_queued(&r->watchdog);
+	v->watchdog_armed = r->state == RETIRE_REQ_ACTIVE &&
+			    hrtimer_is_queued(&f->ctx->watchdog);
 	v->on_ready = !list_empty(&r->ready_node);
 	v->on_wait = !list_empty(&r->wait_node);
 	v->on_active = !list_empty(&r->active_node);

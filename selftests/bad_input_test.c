@@ -215,7 +215,7 @@ TEST_F(bad, submit_refuses_bad_entries_and_admits_good_ones_in_order)
 	ENTRY(b, UINT64_MAX, RT_PAGE, RETIRE_DEV_READ, -EINVAL); /* overflow */
 	ENTRY(b, RT_PAGE, UINT64_MAX, RETIRE_DEV_READ, -EINVAL);
 	ENTRY(b, 0, BLEN, RETIRE_DEV_READ, -EINVAL);
-	s[n - 1].flags = 1;
+	s[n - 1].flags = RETIRE_SQE_F_ALL + 1;	/* first unknown */
 	ENTRY(b, 0, BLEN, RETIRE_DEV_READ, -EINVAL);
 	s[n - 1].pad = 1;
 	ENTRY(b, 0, BLEN, RETIRE_DEV_READ, -EINVAL);
@@ -649,9 +649,9 @@ TEST_F(bad, sim_config_rejects_unknown_op_flags_and_reserved)
 	expect_refused(_metadata, self, RETIRE_IOC_SIM_CONFIG, &cfg,
 		       sizeof(cfg), -EINVAL, "op ~0");
 	cfg = known;
-	cfg.flags |= 1U << 4;
+	cfg.flags |= RETIRE_SIM_F_ALL + 1;
 	expect_refused(_metadata, self, RETIRE_IOC_SIM_CONFIG, &cfg,
-		       sizeof(cfg), -EINVAL, "flag bit 4");
+		       sizeof(cfg), -EINVAL, "first unknown flag");
 	cfg = known;
 	cfg.flags |= 1U << 31;
 	expect_refused(_metadata, self, RETIRE_IOC_SIM_CONFIG, &cfg,

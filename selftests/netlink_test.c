@@ -1216,7 +1216,7 @@ TEST_F(nl, engine_set_validates_like_the_ioctl)
 		bad = known;
 		switch (i) {
 		case 0:
-			bad.flags = 1U << 4;
+			bad.flags = RETIRE_SIM_F_ALL + 1;
 			break;
 		case 1:
 			bad.flags = 1U << 31;

@@ -37,8 +37,15 @@
 /* per-context limits, quarantine, the publication predicate */
 #define RETIRE_FEAT_ADMISSION	(1ULL << 3)
 
+/*
+ * RETIRE_IOC_ENTER, RETIRE_SQE_F_AUTO_RETIRE and RETIRE_SIM_F_INLINE: the
+ * batched fast path
+ */
+#define RETIRE_FEAT_ENTER	(1ULL << 4)
+
 #define RETIRE_FEAT_ALL		(RETIRE_FEAT_GENL | RETIRE_FEAT_REQUESTS | \
-				 RETIRE_FEAT_SIM | RETIRE_FEAT_ADMISSION)
+				 RETIRE_FEAT_SIM | RETIRE_FEAT_ADMISSION | \
+				 RETIRE_FEAT_ENTER)
 
 /*
  * struct retire_limits - per-context bounds.
@@ -180,6 +187,20 @@ struct retire_handle_arg {
 #define RETIRE_DEV_ALL		(RETIRE_DEV_READ | RETIRE_DEV_WRITE)
 
 /*
+ * Request flags (struct retire_sqe.flags, struct retire_op.flags).
+ * Every flag must be listed in RETIRE_SQE_F_ALL.
+ */
+/*
+ * consume the request when its TERMINAL record is handed to the reader:
+ * it retires then, or when its last borrow token returns, exactly as if
+ * RETIRE_IOC_RETIRE had named it at that moment (a later RETIRE of it
+ * returns -EALREADY). Its RETIRED record still says when.
+ */
+#define RETIRE_SQE_F_AUTO_RETIRE	(1U << 0)
+
+#define RETIRE_SQE_F_ALL	(RETIRE_SQE_F_AUTO_RETIRE)
+
+/*
  * struct retire_sqe - one request of a RETIRE_IOC_SUBMIT batch.
  * @user_data:	in: returned in every record of the request.
  * @buf:	in: the buffer's handle; the buffer must be FREE.
@@ -190,7 +211,7 @@ struct retire_handle_arg {
  *		gets a RETIRE_REC_TIMEOUT record; the work goes on.
  * @key:	in: the request's key (admission and publication use it).
  * @dev_flags:	in: RETIRE_DEV_*, at least one.
- * @flags:	in: must be 0.
+ * @flags:	in: RETIRE_SQE_F_*.
  * @handle:	out: the request's handle, if @result is 0.
  * @result:	out: 0 if admitted, else the -errno that refused this entry.
  * @pad:	in: must be 0.
@@ -499,9 +520,21 @@ struct retire_stats_arg {
  */
 #define RETIRE_SIM_F_VIOLATE		(1U << 3)
 
+/*
+ * complete in the submitting context, as io_uring's NOP and null_blk's
+ * irqmode=0 do: a job with no latency, no finish time, no bandwidth limit,
+ * no per-tick limit below its length, not blocked, hung or violating, and
+ * at most RETIRE_SIM_INLINE_MAX bytes, is transferred and reported before
+ * the submission returns. Any other job takes the timer and work item path.
+ */
+#define RETIRE_SIM_F_INLINE		(1U << 4)
+
+/* the longest job RETIRE_SIM_F_INLINE moves inline: 64 KiB */
+#define RETIRE_SIM_INLINE_MAX		(64U << 10)
+
 #define RETIRE_SIM_F_ALL	(RETIRE_SIM_F_BLOCKED | RETIRE_SIM_F_HANG | \
 				 RETIRE_SIM_F_CANCEL_RUNNING | \
-				 RETIRE_SIM_F_VIOLATE)
+				 RETIRE_SIM_F_VIOLATE | RETIRE_SIM_F_INLINE)
 
 /*
  * struct retire_sim_config - argument of RETIRE_IOC_SIM_CONFIG: the
@@ -632,6 +665,95 @@ struct retire_epoch_arg {
 	__u64 reserved[2];
 };
 
+/* ---- the batched path ------------------------------------------------- */
+
+/* struct retire_op.opcode */
+/* admit a request: the fields of struct retire_sqe, @handle out */
+#define RETIRE_OP_SUBMIT	1
+/* RETIRE_IOC_CANCEL of @handle */
+#define RETIRE_OP_CANCEL	2
+/* RETIRE_IOC_RETIRE of @handle */
+#define RETIRE_OP_RETIRE	3
+/* RETIRE_TOKEN_BORROW on the request @handle; the token comes back in @handle */
+#define RETIRE_OP_BORROW	4
+/* RETIRE_TOKEN_RETURN of the token @handle, with the consumer's @error */
+#define RETIRE_OP_RETURN	5
+/* RETIRE_TOKEN_HANDOFF of the token @handle; the new one comes back in @handle */
+#define RETIRE_OP_HANDOFF	6
+
+/*
+ * struct retire_op - one operation of a RETIRE_IOC_ENTER batch.
+ * @opcode:	in: RETIRE_OP_*.
+ * @flags:	in: SUBMIT: RETIRE_SQE_F_*; else 0.
+ * @user_data:	in: SUBMIT: as struct retire_sqe; else 0.
+ * @buf:	in: SUBMIT: as struct retire_sqe; else 0.
+ * @offset:	in: SUBMIT: as struct retire_sqe; else 0.
+ * @len:	in: SUBMIT: as struct retire_sqe; else 0.
+ * @deadline_ns: in: SUBMIT: as struct retire_sqe; else 0.
+ * @key:	in: SUBMIT: as struct retire_sqe; else 0.
+ * @dev_flags:	in: SUBMIT: as struct retire_sqe; else 0.
+ * @error:	in: RETURN: 0 or the consumer's -errno; else 0.
+ * @handle:	in: the handle the operation names (0 for SUBMIT); out:
+ *		SUBMIT: the new request's handle, BORROW and HANDOFF: the
+ *		new token's, if @result is 0; else unchanged.
+ * @result:	out: 0, or the -errno the operation's own ioctl would have
+ *		returned; the operation then changed nothing.
+ * @pad:	in: must be 0.
+ */
+struct retire_op {
+	__u32 opcode;
+	__u32 flags;
+	__u64 user_data;
+	__u64 buf;
+	__u64 offset;
+	__u64 len;
+	__u64 deadline_ns;
+	__u64 key;
+	__u32 dev_flags;
+	__s32 error;
+	__u64 handle;
+	__s32 result;
+	__u32 pad;
+};
+
+/*
+ * struct retire_enter - argument of RETIRE_IOC_ENTER: run a batch of
+ * operations, then reap records, in one call.
+ * @ops:	in: address of an array of @nr_ops struct retire_op.
+ * @cqes:	in: address of an array of @nr_cqes struct retire_cqe.
+ * @nr_ops:	in: 0 to RETIRE_SUBMIT_MAX.
+ * @nr_cqes:	in: 0 to RETIRE_SUBMIT_MAX; at least one of the two non-zero.
+ * @min_complete: in: as struct retire_reap, at most @nr_cqes.
+ * @flags:	in: RETIRE_REAP_F_*.
+ * @timeout_ns:	in: as struct retire_reap.
+ * @done:	out: operations run (all @nr_ops unless the call failed
+ *		before any); each has its @result.
+ * @reaped:	out: records copied to @cqes.
+ * @reserved:	in: must be 0.
+ *
+ * The operations run in array order, each as its own ioctl would, under
+ * one hold of the context: a later one sees what an earlier one did (a
+ * RETIRE may name a request whose TERMINAL record an earlier ENTER
+ * reaped). Then records are reaped exactly as RETIRE_IOC_REAP does:
+ * oldest first, each dropped only once it is in @cqes, so records beyond
+ * @nr_cqes stay queued for the next call and none is ever lost. The ioctl
+ * fails as a whole (-EINVAL, -EFAULT) for a bad batch, before any
+ * operation runs; if the arrays become unwritable afterwards it returns
+ * -EFAULT with @done and @reaped still telling what happened.
+ */
+struct retire_enter {
+	__u64 ops;
+	__u64 cqes;
+	__u32 nr_ops;
+	__u32 nr_cqes;
+	__u32 min_complete;
+	__u32 flags;
+	__u64 timeout_ns;
+	__u32 done;
+	__u32 reaped;
+	__u64 reserved[2];
+};
+
 /* 0xB9 is unused in Documentation/userspace-api/ioctl/ioctl-number.rst */
 #define RETIRE_IOC_MAGIC	0xB9
 
@@ -655,5 +777,6 @@ struct retire_epoch_arg {
 #define RETIRE_IOC_SIM_INJECT	_IOWR(RETIRE_IOC_MAGIC, 0x0b, struct retire_sim_event)
 #define RETIRE_IOC_LIMITS	_IOWR(RETIRE_IOC_MAGIC, 0x0c, struct retire_limits_arg)
 #define RETIRE_IOC_EPOCH	_IOWR(RETIRE_IOC_MAGIC, 0x0d, struct retire_epoch_arg)
+#define RETIRE_IOC_ENTER	_IOWR(RETIRE_IOC_MAGIC, 0x0e, struct retire_enter)
 
 #endif /* _UAPI_LINUX_RETIRE_H */

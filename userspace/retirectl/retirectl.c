@@ -33,6 +33,7 @@ static const char *const feature_names[] = {
 	"requests",
 	"sim",
 	"admission",
+	"enter",
 };
 
 /* RETIRE_SIM_F_* by bit, as "engine flags=" takes and prints them */
@@ -41,6 +42,7 @@ static const char *const sim_flag_names[] = {
 	"hang",
 	"cancel_running",
 	"violate",
+	"inline",
 };
 
 _Static_assert((1U << ARRAY_SIZE(sim_flag_names)) - 1 == RETIRE_SIM_F_ALL,
