@@ -77,6 +77,79 @@ typedef int (*retire_record_fn)(struct retire *r,
 int retire_run_records(struct retire *r, retire_record_fn fn, void *arg,
 		       unsigned int min_complete, __u64 timeout_ns);
 
+/*
+ * the batched path: one RETIRE_IOC_ENTER runs a batch of operations and
+ * reaps records. The prep helpers fill one struct retire_op each.
+ */
+static inline void retire_prep_op(struct retire_op *op, __u32 opcode,
+				  __u64 handle)
+{
+	__builtin_memset(op, 0, sizeof(*op));
+	op->opcode = opcode;
+	op->handle = handle;
+}
+
+static inline void retire_prep_submit(struct retire_op *op, __u64 buf,
+				      __u64 offset, __u64 len,
+				      __u32 dev_flags, __u64 user_data)
+{
+	retire_prep_op(op, RETIRE_OP_SUBMIT, 0);
+	op->buf = buf;
+	op->offset = offset;
+	op->len = len;
+	op->dev_flags = dev_flags;
+	op->user_data = user_data;
+}
+
+static inline void retire_prep_cancel(struct retire_op *op, __u64 request)
+{
+	retire_prep_op(op, RETIRE_OP_CANCEL, request);
+}
+
+static inline void retire_prep_retire(struct retire_op *op, __u64 request)
+{
+	retire_prep_op(op, RETIRE_OP_RETIRE, request);
+}
+
+static inline void retire_prep_borrow(struct retire_op *op, __u64 request)
+{
+	retire_prep_op(op, RETIRE_OP_BORROW, request);
+}
+
+static inline void retire_prep_return(struct retire_op *op, __u64 token,
+				      int error)
+{
+	retire_prep_op(op, RETIRE_OP_RETURN, token);
+	op->error = error;
+}
+
+static inline void retire_prep_handoff(struct retire_op *op, __u64 token)
+{
+	retire_prep_op(op, RETIRE_OP_HANDOFF, token);
+}
+
+int retire_enter(struct retire *r, struct retire_op *ops, unsigned int nr_ops,
+		 struct retire_cqe *cqes, unsigned int nr_cqes,
+		 unsigned int min_complete, __u64 timeout_ns);
+
+/*
+ * A queue over retire_enter(), as liburing's ring is over io_uring_enter():
+ * take operations with retire_queue_get_op(), run them and wait for records
+ * with retire_queue_submit_and_wait(), walk the records with
+ * retire_queue_peek_cqe() and retire_queue_cqe_seen(). One thread at a time
+ * per queue.
+ */
+struct retire_queue;
+
+int retire_queue_init(struct retire *r, unsigned int entries,
+		      struct retire_queue **qp);
+void retire_queue_exit(struct retire_queue *q);
+struct retire_op *retire_queue_get_op(struct retire_queue *q);
+int retire_queue_submit_and_wait(struct retire_queue *q,
+				 unsigned int wait_nr, __u64 timeout_ns);
+int retire_queue_peek_cqe(struct retire_queue *q, struct retire_cqe **cqe);
+void retire_queue_cqe_seen(struct retire_queue *q);
+
 /* limits and the publication predicate */
 int retire_get_limits(struct retire *r, struct retire_limits *limits);
 int retire_set_limits(struct retire *r, const struct retire_limits *limits);

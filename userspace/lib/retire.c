@@ -301,6 +301,44 @@ int retire_reap_records(struct retire *r, struct retire_cqe *cqes,
 	return (int)reap.reaped;
 }
 
+int retire_enter(struct retire *r, struct retire_op *ops, unsigned int nr_ops,
+		 struct retire_cqe *cqes, unsigned int nr_cqes,
+		 unsigned int min_complete, __u64 timeout_ns)
+{
+	struct retire_enter e;
+
+	if (!r || (!ops && nr_ops) || (!cqes && nr_cqes) ||
+	    (!nr_ops && !nr_cqes) || nr_ops > RETIRE_SUBMIT_MAX)
+		return -EINVAL;
+	if (nr_cqes > RETIRE_SUBMIT_MAX)
+		nr_cqes = RETIRE_SUBMIT_MAX;
+	if (min_complete > nr_cqes)
+		min_complete = nr_cqes;
+	memset(&e, 0, sizeof(e));
+	e.ops = (__u64)(uintptr_t)ops;
+	e.nr_ops = nr_ops;
+	e.cqes = (__u64)(uintptr_t)cqes;
+	e.nr_cqes = nr_cqes;
+	e.min_complete = min_complete;
+	if (timeout_ns == UINT64_MAX)
+		e.flags = RETIRE_REAP_F_WAIT_FOREVER;
+	else
+		e.timeout_ns = timeout_ns;
+	/*
+	 * Never restarted: operations that ran must not run twice. The
+	 * kernel fails with -EINTR only when there were none to run.
+	 */
+	if (ioctl(r->fd, RETIRE_IOC_ENTER, &e) < 0)
+		return -errno;
+	if (e.reaped) {
+		pthread_rwlock_rdlock(&r->lat_lock);
+		if (r->lat)
+			__retire_latency_feed(r->lat, cqes, e.reaped);
+		pthread_rwlock_unlock(&r->lat_lock);
+	}
+	return (int)e.reaped;
+}
+
 int retire_track_latency(struct retire *r, struct retire_latency *l)
 {
 	if (!r)
