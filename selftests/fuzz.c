@@ -1027,6 +1027,144 @@ static void op_reap(struct thr *t)
 		harvest(t, c, rp->reaped);
 }
 
+/* one operation of an ENTER batch: any opcode, handles from the pools */
+static void fill_op(struct thr *t, struct retire_op *o)
+{
+	struct retire_sqe s;
+
+	memset(o, 0, sizeof(*o));
+	o->opcode = RETIRE_OP_SUBMIT + rnd(t, 6);
+	switch (o->opcode) {
+	case RETIRE_OP_SUBMIT:
+		memset(&s, 0, sizeof(s));
+		fill_sqe(t, &s);
+		o->user_data = s.user_data;
+		o->buf = s.buf;
+		o->offset = s.offset;
+		o->len = s.len;
+		o->deadline_ns = s.deadline_ns;
+		o->key = s.key;
+		o->dev_flags = s.dev_flags;
+		o->flags = chance(t, 2) ? RETIRE_SQE_F_AUTO_RETIRE : s.flags;
+		break;
+	case RETIRE_OP_CANCEL:
+	case RETIRE_OP_RETIRE:
+	case RETIRE_OP_BORROW:
+		o->handle = pick_handle(t, chance(t, 4) ? &g_reqs : &g_terms,
+					false);
+		break;
+	default:	/* RETURN, HANDOFF */
+		o->handle = pick_handle(t, &g_tokens,
+					o->opcode == RETIRE_OP_RETURN);
+		if (o->opcode == RETIRE_OP_RETURN && chance(t, 4))
+			o->error = -(int)(1 + rnd(t, 130));
+		break;
+	}
+	if (mutate(t, 12)) {
+		switch (rnd(t, 4)) {
+		case 0:
+			o->opcode = rnd(t, 2) ? 0 : 7 + rnd(t, 100);
+			break;
+		case 1:
+			o->error = rnd(t, 2) ? 1 + rnd(t, 100) : -5000;
+			break;
+		case 2:		/* a SUBMIT field on another opcode */
+			o->len = 1 + rnd(t, 100);
+			break;
+		default:
+			o->handle = rnd64(t);
+			break;
+		}
+	}
+	poke(t, &o->pad, sizeof(o->pad));
+	poke(t, &o->result, sizeof(o->result));
+}
+
+/*
+ * RETIRE_IOC_ENTER: a random batch of operations and a reap. Every
+ * operation's result must be 0 or an errno its own ioctl may return; the
+ * handles it returns join the pools, its records are checked as REAP's.
+ */
+static void op_enter(struct thr *t)
+{
+	struct retire_enter *e = arg_clear(t);
+	struct retire_op *o = (struct retire_op *)(t->arg + 256);
+	struct retire_cqe *c = (struct retire_cqe *)(t->arg + 4096);
+	unsigned int allowed = M_BASE | M(EINTR);
+	int fd = pick_fd(t, &allowed);
+	unsigned long cmd = mk_cmd(t, RETIRE_IOC_ENTER, sizeof(*e));
+	unsigned int nr = rnd(t, 17), i, ok = 0, subs = 0;
+	const unsigned int res = M_SQE | M(EALREADY) | M(ETOOMANYREFS);
+	long ret;
+
+	for (i = 0; i < nr; i++)
+		fill_op(t, &o[i]);
+	e->ops = (unsigned long)o;
+	e->nr_ops = nr;
+	e->cqes = (unsigned long)c;
+	e->nr_cqes = rnd(t, 65);
+	if (!nr && !e->nr_cqes)
+		e->nr_cqes = 1;
+	e->min_complete = rnd(t, e->nr_cqes + 1);
+	e->timeout_ns = rnd(t, 3) * RT_MS;
+	if (mutate(t, 10)) {
+		switch (rnd(t, 5)) {
+		case 0:
+			e->nr_ops = RETIRE_SUBMIT_MAX + 1;
+			break;
+		case 1:
+			e->min_complete = e->nr_cqes + 1;
+			break;
+		case 2:
+			e->ops = (unsigned long)mk_ptr(t, NULL);
+			break;
+		case 3:
+			e->cqes = (unsigned long)g_ro_page;
+			break;
+		default:	/* the array runs into the guard page */
+			e->nr_ops = RETIRE_SUBMIT_MAX;
+			break;
+		}
+	}
+	if (mutate(t, 16) && e->timeout_ns)
+		e->flags |= 1U << rnd(t, 32);
+	poke(t, &e->done, sizeof(e->done));
+	poke(t, &e->reaped, sizeof(e->reaped));
+	poke(t, e->reserved, sizeof(e->reserved));
+	ret = do_ioctl(fd, cmd, mk_ptr(t, e));
+	note(t, "enter", e->nr_ops, e->nr_cqes, e->reaped, ret, allowed);
+	if (ret || cmd != RETIRE_IOC_ENTER || e->ops != (unsigned long)o ||
+	    e->cqes != (unsigned long)c)
+		return;
+	if (e->done != e->nr_ops || e->reaped > e->nr_cqes) {
+		fail(t, "ENTER ran %u of %u operations, reaped %u of %u",
+		     e->done, e->nr_ops, e->reaped, e->nr_cqes);
+		return;
+	}
+	for (i = 0; i < e->done; i++) {
+		if (o[i].opcode == RETIRE_OP_SUBMIT) {
+			subs++;
+			ok += !o[i].result;
+		}
+		if (o[i].result > 0 || (o[i].result &&
+					!errno_allowed(-o[i].result, res))) {
+			fail(t, "ENTER operation %u (opcode %u) result %d", i,
+			     o[i].opcode, o[i].result);
+			continue;
+		}
+		if (o[i].result)
+			continue;
+		if (o[i].opcode == RETIRE_OP_SUBMIT)
+			pool_put(t, &g_reqs, o[i].handle, 0, 0);
+		if (o[i].opcode == RETIRE_OP_BORROW ||
+		    o[i].opcode == RETIRE_OP_HANDOFF)
+			pool_put(t, &g_tokens, o[i].handle, 0, 0);
+	}
+	__atomic_add_fetch(&g_admitted, ok, __ATOMIC_RELAXED);
+	__atomic_add_fetch(&g_refused, subs - ok, __ATOMIC_RELAXED);
+	harvest(t, c, e->reaped);
+}
+
 static void op_read(struct thr *t)
 {
 	struct retire_cqe *c = (struct retire_cqe *)t->arg;
@@ -1249,7 +1387,8 @@ static void sim_random(struct thr *t, struct retire_sim_config *c)
 	c->op = RETIRE_SIM_SET;
 	c->flags = rnd(t, 4) ? 0 : (rnd(t, 2) ? RETIRE_SIM_F_BLOCKED : 0) |
 				   (rnd(t, 2) ? RETIRE_SIM_F_CANCEL_RUNNING : 0) |
-				   (chance(t, 4) ? RETIRE_SIM_F_VIOLATE : 0);
+				   (chance(t, 4) ? RETIRE_SIM_F_VIOLATE : 0) |
+				   (chance(t, 2) ? RETIRE_SIM_F_INLINE : 0);
 	if (chance(t, 10))
 		c->flags |= RETIRE_SIM_F_HANG;
 	c->latency_ns = rnd(t, 6) * RT_MS;
@@ -1600,6 +1739,7 @@ static const struct {
 	OP(limits, 2),	OP(epoch, 3),	OP(sim, 2),
 	OP(reset, 1),	OP(inject, 2),	OP(raw, 3),
 	OP(fds, 2),	OP(fork, 1),	OP(quarantine, 1),
+	OP(enter, 12),
 };
 
 #define NOPS	(sizeof(ops) / sizeof(ops[0]))

@@ -1,0 +1,349 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The batched path: RETIRE_IOC_ENTER, RETIRE_SQE_F_AUTO_RETIRE and the
+ * inline sim engine, through libretire's queue and retire_enter().
+ *
+ * Each test names what it proves: record order, exactly-once retirement,
+ * no record lost when the caller's array is smaller than what is ready,
+ * bad arguments refused changing nothing, and a process killed with work
+ * in its batch leaving nothing behind.
+ */
+#include <errno.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "kselftest_harness.h"
+#include "retire_test.h"
+
+#define NBUF	64
+
+FIXTURE(en) {
+	struct retire *r;
+	__u64 buf[NBUF];
+	struct rt_log log;
+};
+
+FIXTURE_SETUP(en)
+{
+	unsigned int i;
+	int ret;
+
+	ret = retire_open_device(&self->r, NULL, 0);
+	if (ret == -ENOENT)
+		SKIP(return, RT_SKIP_MSG);
+	ASSERT_EQ(0, ret);
+	rt_sim_neutral(self->r);
+	for (i = 0; i < NBUF; i++)
+		ASSERT_EQ(0, rt_register(self->r, RT_PAGE, &self->buf[i], NULL));
+}
+
+FIXTURE_TEARDOWN(en)
+{
+	rt_sim_neutral(self->r);
+	rt_log_free(&self->log);
+	retire_close_device(self->r);
+}
+
+static void en_submits(struct retire_op *ops, const __u64 *bufs,
+		       unsigned int n, __u32 flags)
+{
+	unsigned int i;
+
+	for (i = 0; i < n; i++) {
+		retire_prep_submit(&ops[i], bufs[i], 0, 128, RETIRE_DEV_READ,
+				   0x5000 + i);
+		ops[i].flags = flags;
+	}
+}
+
+/*
+ * One ENTER submits 32 AUTO_RETIRE requests on the inline engine and reaps
+ * all 64 records: each request's TERMINAL (completed, its checksum) comes
+ * before its RETIRED, the TERMINALs in submission order, and every handle
+ * is the one its operation returned.
+ */
+TEST_F(en, inline_batch_records_in_order_terminal_then_retired)
+{
+	struct retire_op ops[32];
+	struct retire_cqe cqes[64];
+	unsigned int i, term = 0;
+	int n;
+
+	ASSERT_EQ(0, rt_set_latency(self->r, RETIRE_SIM_F_INLINE, 0));
+	en_submits(ops, self->buf, 32, RETIRE_SQE_F_AUTO_RETIRE);
+	n = retire_enter(self->r, ops, 32, cqes, 64, 64, 2000 * RT_MS);
+	ASSERT_EQ(64, n);
+	for (i = 0; i < 32; i++)
+		ASSERT_EQ(0, ops[i].result);
+	for (i = 0; i < 64; i++) {
+		ASSERT_EQ(0, rt_log_add(&self->log, &cqes[i]));
+		if (cqes[i].type == RETIRE_REC_TERMINAL) {
+			EXPECT_EQ(ops[term].handle, cqes[i].handle);
+			EXPECT_EQ(RETIRE_OUTCOME_COMPLETED, cqes[i].outcome);
+			EXPECT_EQ(128, cqes[i].result_len);
+			term++;
+		}
+	}
+	EXPECT_EQ(32, term);
+	for (i = 0; i < 32; i++) {
+		EXPECT_EQ(1, rt_count(&self->log, ops[i].handle,
+				      RETIRE_REC_TERMINAL));
+		EXPECT_EQ(1, rt_count(&self->log, ops[i].handle,
+				      RETIRE_REC_RETIRED));
+		EXPECT_LT(rt_index(&self->log, ops[i].handle,
+				   RETIRE_REC_TERMINAL),
+			  rt_index(&self->log, ops[i].handle,
+				   RETIRE_REC_RETIRED));
+	}
+}
+
+/*
+ * AUTO_RETIRE retires exactly once: a RETIRE of the request after its
+ * TERMINAL was read finds it gone (-ENOENT once retired), the retired
+ * counter grows by one per request, and a borrow token taken before the
+ * TERMINAL was read holds retirement until it returns.
+ */
+TEST_F(en, auto_retire_retires_once_and_waits_for_the_last_token)
+{
+	struct retire_stats before, after;
+	struct retire_op ops[4];
+	struct retire_cqe cqes[8];
+	__u64 h, tok;
+	int n;
+
+	ASSERT_EQ(0, rt_set_latency(self->r, RETIRE_SIM_F_INLINE, 0));
+	ASSERT_EQ(0, rt_stats(self->r, &before));
+	en_submits(ops, self->buf, 1, RETIRE_SQE_F_AUTO_RETIRE);
+	ASSERT_EQ(0, retire_enter(self->r, ops, 1, NULL, 0, 0, 0));
+	ASSERT_EQ(0, ops[0].result);
+	h = ops[0].handle;
+
+	/* a token, then the TERMINAL: consumed, but the token holds it */
+	retire_prep_borrow(&ops[0], h);
+	n = retire_enter(self->r, ops, 1, cqes, 8, 1, 2000 * RT_MS);
+	ASSERT_EQ(1, n);
+	ASSERT_EQ(0, ops[0].result);
+	tok = ops[0].handle;
+	EXPECT_EQ(RETIRE_REC_TERMINAL, cqes[0].type);
+	EXPECT_EQ(0, retire_enter(self->r, NULL, 0, cqes, 8, 0, 0));
+	retire_prep_retire(&ops[0], h);
+	ASSERT_EQ(0, retire_enter(self->r, ops, 1, NULL, 0, 0, 0));
+	EXPECT_EQ(-EALREADY, ops[0].result);
+
+	/* the last token back: RETIRED, once */
+	retire_prep_return(&ops[0], tok, 0);
+	n = retire_enter(self->r, ops, 1, cqes, 8, 1, 2000 * RT_MS);
+	ASSERT_EQ(1, n);
+	EXPECT_EQ(0, ops[0].result);
+	EXPECT_EQ(RETIRE_REC_RETIRED, cqes[0].type);
+	EXPECT_EQ(h, cqes[0].handle);
+	retire_prep_retire(&ops[0], h);
+	retire_prep_retire(&ops[1], h);
+	ASSERT_EQ(0, retire_enter(self->r, ops, 2, cqes, 8, 0, 0));
+	EXPECT_EQ(-ENOENT, ops[0].result);
+	EXPECT_EQ(-ENOENT, ops[1].result);
+	ASSERT_EQ(0, rt_stats(self->r, &after));
+	EXPECT_EQ(before.retired + 1, after.retired);
+	EXPECT_EQ(before.physical_outstanding, after.physical_outstanding);
+}
+
+/*
+ * 64 requests on the timer engine make 128 records; reaping them 5 at a
+ * time (and with calls that reap nothing) loses none and repeats none.
+ */
+TEST_F(en, small_record_arrays_never_lose_a_record)
+{
+	struct retire_op ops[NBUF];
+	struct retire_cqe cqes[5];
+	unsigned int i, got = 0, calls = 0;
+	int n;
+
+	ASSERT_EQ(0, rt_set_latency(self->r, 0, 0));
+	en_submits(ops, self->buf, NBUF, RETIRE_SQE_F_AUTO_RETIRE);
+	ASSERT_EQ(0, retire_enter(self->r, ops, NBUF, NULL, 0, 0, 0));
+	for (i = 0; i < NBUF; i++)
+		ASSERT_EQ(0, ops[i].result);
+	while (got < 2 * NBUF && calls++ < 10000) {
+		n = retire_enter(self->r, NULL, 0, cqes, 5, 1, 2000 * RT_MS);
+		ASSERT_LE(0, n);
+		for (i = 0; i < (unsigned int)n; i++)
+			ASSERT_EQ(0, rt_log_add(&self->log, &cqes[i]));
+		got += n;
+	}
+	ASSERT_EQ(2 * NBUF, got);
+	for (i = 0; i < NBUF; i++) {
+		EXPECT_EQ(1, rt_count(&self->log, ops[i].handle,
+				      RETIRE_REC_TERMINAL));
+		EXPECT_EQ(1, rt_count(&self->log, ops[i].handle,
+				      RETIRE_REC_RETIRED));
+	}
+	EXPECT_EQ(0, retire_enter(self->r, NULL, 0, cqes, 5, 0, 0));
+}
+
+static int en_raw(int fd, struct retire_enter *e)
+{
+	return ioctl(fd, RETIRE_IOC_ENTER, e) < 0 ? -errno : 0;
+}
+
+/*
+ * Every malformed batch is refused as a whole with -EINVAL or -EFAULT
+ * before any operation runs: nothing is admitted. A malformed operation
+ * inside a good batch gets -EINVAL in its own result and changes nothing,
+ * while the good operations around it run.
+ */
+TEST_F(en, bad_batches_and_operations_refused_changing_nothing)
+{
+	struct retire_stats before, after;
+	struct retire_op ops[4];
+	struct retire_cqe cqes[4];
+	struct retire_enter e, good;
+	int fd = retire_get_fd(self->r), i;
+
+	ASSERT_EQ(0, rt_set_latency(self->r, RETIRE_SIM_F_INLINE, 0));
+	ASSERT_EQ(0, rt_stats(self->r, &before));
+	en_submits(ops, self->buf, 1, RETIRE_SQE_F_AUTO_RETIRE);
+	memset(&good, 0, sizeof(good));
+	good.ops = (__u64)(uintptr_t)ops;
+	good.nr_ops = 1;
+	good.cqes = (__u64)(uintptr_t)cqes;
+	good.nr_cqes = 4;
+
+	for (i = 0; i < 11; i++) {
+		e = good;
+		switch (i) {
+		case 0: e.flags = RETIRE_REAP_F_ALL + 1; break;
+		case 1: e.reserved[0] = 1; break;
+		case 2: e.reserved[1] = 1ULL << 63; break;
+		case 3: e.nr_ops = RETIRE_SUBMIT_MAX + 1; break;
+		case 4: e.nr_cqes = RETIRE_SUBMIT_MAX + 1; break;
+		case 5: e.min_complete = 5; break;
+		case 6: e.nr_ops = 0; e.nr_cqes = 0; break;
+		case 7: e.done = 1; break;
+		case 8: e.reaped = 1; break;
+		case 9: e.ops = 8; break;			/* unmapped */
+		case 10: e.ops = (__u64)(uintptr_t)"ro"; break;	/* unwritable */
+		}
+		EXPECT_EQ(i >= 9 ? -EFAULT : -EINVAL, en_raw(fd, &e))
+			TH_LOG("case %d", i);
+	}
+	ASSERT_EQ(0, rt_stats(self->r, &after));
+	EXPECT_EQ(before.admitted, after.admitted);
+	EXPECT_EQ(before.refused, after.refused);
+
+	/* bad operations between good ones */
+	en_submits(&ops[0], &self->buf[0], 1, RETIRE_SQE_F_AUTO_RETIRE);
+	retire_prep_op(&ops[1], 99, 0);				/* opcode */
+	en_submits(&ops[2], &self->buf[1], 1, RETIRE_SQE_F_ALL + 1);	/* flag */
+	retire_prep_cancel(&ops[3], 1);
+	ops[3].len = 1;					/* a SUBMIT field */
+	e = good;
+	e.nr_ops = 4;
+	e.min_complete = 2;
+	ASSERT_EQ(0, en_raw(fd, &e));
+	EXPECT_EQ(4, e.done);
+	EXPECT_EQ(2, e.reaped);
+	EXPECT_EQ(0, ops[0].result);
+	EXPECT_EQ(-EINVAL, ops[1].result);
+	EXPECT_EQ(-EINVAL, ops[2].result);
+	EXPECT_EQ(-EINVAL, ops[3].result);
+	EXPECT_EQ(0, ops[1].handle);
+	ASSERT_EQ(0, rt_stats(self->r, &after));
+	EXPECT_EQ(before.admitted + 1, after.admitted);
+	EXPECT_EQ(before.retired + 1, after.retired);
+}
+
+/*
+ * A child submits batches on the timer engine (with a latency) and dies
+ * by SIGKILL at a random point, its records unread: the module's gauges
+ * return to where they were, so every request it admitted was retired by
+ * the reaper, exactly once.
+ */
+TEST_F(en, process_killed_with_batches_in_flight_leaves_nothing)
+{
+	struct retire_stats base, now;
+	unsigned int round;
+	int status;
+	pid_t pid;
+
+	ASSERT_EQ(0, rt_settle_module(self->r, &base, 5000));
+	for (round = 0; round < 8; round++) {
+		ASSERT_EQ(0, rt_set_latency(self->r,
+					    round % 2 ? RETIRE_SIM_F_INLINE : 0,
+					    round % 2 ? 0 : RT_MS));
+		pid = fork();
+		ASSERT_LE(0, pid);
+		if (!pid) {
+			struct retire_op ops[NBUF];
+			struct retire_cqe cqes[16];
+			struct retire *c;
+			__u64 b[NBUF];
+			unsigned int i;
+
+			if (retire_open_device(&c, NULL, 0))
+				_exit(2);
+			for (i = 0; i < NBUF; i++)
+				if (rt_register(c, RT_PAGE, &b[i], NULL))
+					_exit(3);
+			/* the first batch leaves its requests to the reaper */
+			en_submits(ops, b, NBUF, 0);
+			for (;;) {
+				retire_enter(c, ops, NBUF, cqes, 16, 0, 0);
+				en_submits(ops, b, NBUF, RETIRE_SQE_F_AUTO_RETIRE);
+			}
+		}
+		rt_msleep(20 + 37 * round);
+		ASSERT_EQ(0, kill(pid, SIGKILL));
+		ASSERT_EQ(pid, waitpid(pid, &status, 0));
+		ASSERT_TRUE(WIFSIGNALED(status));
+	}
+	EXPECT_EQ(0, rt_wait_module_gauges(self->r, &base, &now, 10000))
+		TH_LOG("%s", rt_stats_diff(&base, &now, NULL) ?: "gauges");
+}
+
+/*
+ * Closing a context with more records owed than one pass of the kernel's
+ * record stage holds (300 RETIRED records here, the stage holds 256) frees
+ * it: the reaper consumes every record, not only the first pass. RETIRED
+ * records owe nothing more, so no new record wakes the reaper again.
+ */
+TEST_F(en, close_with_many_records_owed_frees_the_context)
+{
+	struct retire_stats base, now;
+	struct retire_op ops[150];
+	struct retire_cqe cqes[150];
+	struct retire *c;
+	__u64 b[300], h[300];
+	unsigned int i, done;
+
+	ASSERT_EQ(0, rt_set_latency(self->r, RETIRE_SIM_F_INLINE, 0));
+	ASSERT_EQ(0, rt_settle_module(self->r, &base, 5000));
+	ASSERT_EQ(0, retire_open_device(&c, NULL, 0));
+	for (i = 0; i < 300; i++)
+		ASSERT_EQ(0, rt_register(c, RT_PAGE, &b[i], NULL));
+	for (done = 0; done < 300; done += 150) {
+		en_submits(ops, b + done, 150, 0);
+		ASSERT_EQ(150, retire_enter(c, ops, 150, cqes, 150, 150,
+					    2000 * RT_MS));
+		for (i = 0; i < 150; i++) {
+			ASSERT_EQ(0, ops[i].result);
+			ASSERT_EQ(RETIRE_REC_TERMINAL, cqes[i].type);
+			h[done + i] = cqes[i].handle;
+		}
+	}
+	/* retired now: 300 RETIRED records owed, left unread */
+	for (done = 0; done < 300; done += 150) {
+		for (i = 0; i < 150; i++)
+			retire_prep_retire(&ops[i], h[done + i]);
+		ASSERT_EQ(0, retire_enter(c, ops, 150, NULL, 0, 0, 0));
+		for (i = 0; i < 150; i++)
+			ASSERT_EQ(0, ops[i].result);
+	}
+	retire_close_device(c);
+	EXPECT_EQ(0, rt_wait_module_gauges(self->r, &base, &now, 10000))
+		TH_LOG("%s", rt_stats_diff(&base, &now, NULL) ?: "gauges");
+}
+
+TEST_HARNESS_MAIN
