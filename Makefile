@@ -15,6 +15,8 @@
 #                   (FUZZ_SECONDS=600, FUZZ_SEED=the time)
 #   make stress     10 minutes of the stress mix on the debug kernel, then
 #                   a 1,000-kill storm (STRESS_SEED=the time)
+#   make bench      the benchmark against io_uring on stock 6.1 and 6.12,
+#                   one guest boot each (Documentation/performance.rst)
 #
 # KDIR defaults to the running kernel's build tree if there is one, else
 # the newest installed Debian 6.12 headers.
@@ -52,6 +54,10 @@ stress:
 	scripts/campaign.sh -k debug stress -s $(STRESS_SEED) -t 600
 	scripts/campaign.sh -k debug killstorm -s $(STRESS_SEED) -k 1000
 
+bench:
+	scripts/deps.sh
+	scripts/bench.sh
+
 run:
 	scripts/run.sh
 
@@ -64,4 +70,4 @@ clean:
 	$(MAKE) -C selftests clean KSFT_DIR=/nonexistent
 	rm -rf build
 
-.PHONY: all module userspace selftests check run install clean fuzz stress
+.PHONY: all module userspace selftests check run install clean fuzz stress bench

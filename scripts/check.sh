@@ -196,6 +196,20 @@ for k in $kernels; do
 	close_group "kernel $k"
 done
 
+# --- the benchmark runs (tiny: it proves nothing about speed) --------------
+if [[ " $kernels " == *" 6.12 "* ]]; then
+	start_group "bench"
+	blog=$RETIRE_BUILD/results/bench-tiny.log
+	mkdir -p "$(dirname "$blog")"
+	if scripts/bench.sh -k 6.12 -t >"$blog" 2>&1 &&
+		grep -q '^retire: kernel bytes per unretired request' "$blog"; then
+		record PASS "6.12: make bench's retire_bench runs every row at a tiny size"
+	else
+		record FAIL "6.12: retire_bench failed at a tiny size (see $blog)"
+	fi
+	close_group "bench"
+fi
+
 # --- the harness bites: each planted fault must fail its run ---------------
 start_group "plants"
 nplants=$(scripts/plant.sh -l | wc -l)

@@ -1,0 +1,60 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# The benchmark: retire's request cycle, cancel and memory next to
+# io_uring's on the same kernel, in one guest boot per stock kernel.
+#
+#   bench.sh [-k "6.1 6.12"] [-t] [-- RETIRE_BENCH_ARGS...]
+#
+#   -k  the kernels, in order (default: 6.1 6.12)
+#   -t  tiny: a few hundred requests, one repetition, 1 K live requests;
+#       proves the benchmark runs (make check uses it), measures nothing
+#
+# In the guest, bench-guest.sh reloads the module with caps that hold the
+# scale row's million unretired requests (each pinning one of 16 shared
+# pages), and a watchdog of a day so the cancel row's blocking request is
+# not quarantined. Exit status: non-zero only on an error, never on a ratio.
+set -euo pipefail
+. "$(dirname "$0")/lib.sh"
+
+kernels="6.1 6.12"
+tiny=
+while getopts "k:t" opt; do
+	case $opt in
+	k) kernels=$OPTARG ;;
+	t) tiny=1 ;;
+	*) die "usage: bench.sh [-k KERNELS] [-t] [-- ARGS...]" ;;
+	esac
+done
+shift $((OPTIND - 1))
+[ "${1:-}" = "--" ] && shift
+if [ $# -eq 0 ]; then
+	if [ -n "$tiny" ]; then
+		set -- -n 256 -r 1 -s 100 -l 1000 -m 1000
+	else
+		set -- -n 16384 -r 5 -s 1000 -l 1000000 -m 100000
+	fi
+fi
+
+make -s -C "$RETIRE_TOP/userspace" bench >/dev/null
+rc=0
+for k in $kernels; do
+	moddir=$("$RETIRE_TOP/scripts/build-module.sh" "$k")
+	out=$RETIRE_BUILD/results/bench-$k
+	rm -rf "$out"
+	mkdir -p "$out"
+	echo "bench: $k: retire_bench $* (files in $out)" >&2
+	bound=900
+	[ -n "$tiny" ] && bound=300
+	if flock /tmp/retire-vm.lock "$RETIRE_TOP/scripts/vm-run.sh" -k "$k" \
+		-m "$moddir" -t "$bound" -o "$out" -- \
+		"$RETIRE_TOP/scripts/bench-guest.sh" "$moddir" "$@"; then
+		echo "== $k ($(stock_kver "$k")): the table above"
+	else
+		rc=1
+		echo "bench: $k FAILED (files in $out):" >&2
+		tail -n 20 "$out/output" >&2 || true
+		sed 's/^/  /' "$out/problems" 2>/dev/null >&2 || true
+	fi
+done
+exit $rc
