@@ -1,4 +1,4 @@
-#!/bin/sh
+#!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
 # In the guest (scripts/bench.sh): reload retire.ko from MODDIR with caps
