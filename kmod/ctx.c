@@ -161,6 +161,28 @@ void retire_ctx_walk(void (*fn)(struct retire_ctx *ctx))
 	mutex_unlock(&retire_ctx_list_mutex);
 }
 
+/**
+ * retire_stats_module() - the module-wide counters in the uapi layout
+ * @out: filled completely
+ *
+ * The module's atomics plus every listed context's counters, each read
+ * under its lock. May sleep.
+ */
+void retire_stats_module(struct retire_stats *out)
+{
+	struct retire_ctx *ctx;
+
+	mutex_lock(&retire_ctx_list_mutex);
+	retire_stats_module_base(out);
+	list_for_each_entry(ctx, &retire_ctx_list, node) {
+		spin_lock_irq(&ctx->lock);
+		retire_stats_add_ctx(&ctx->stats, out);
+		spin_unlock_irq(&ctx->lock);
+	}
+	mutex_unlock(&retire_ctx_list_mutex);
+}
+EXPORT_SYMBOL_IF_KUNIT(retire_stats_module);
+
 static void retire_ctx_free_work(struct work_struct *work)
 {
 	struct retire_ctx *ctx = container_of(work, struct retire_ctx,
@@ -174,6 +196,10 @@ static void retire_ctx_free_work(struct work_struct *work)
 
 	mutex_lock(&retire_ctx_list_mutex);
 	list_del(&ctx->node);
+	/* in one step with leaving the list: the module's sums stay whole */
+	spin_lock_irq(&ctx->lock);
+	retire_stats_fold(&ctx->stats);
+	spin_unlock_irq(&ctx->lock);
 	mutex_unlock(&retire_ctx_list_mutex);
 	cancel_work_sync(&ctx->reap_work);
 	/*

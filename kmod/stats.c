@@ -1,9 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Counters, per context and module-wide. A context's counters live under
- * its lock, which every update already holds; the module-wide ones are
- * atomics, summed by nobody: each update lands in both at once, so the two
- * views can be compared in tests.
+ * its lock, which every update already holds. The module-wide view is
+ * summed when read: every listed context's counters, plus those of the
+ * contexts that left the list (folded into atomics as they left). Only
+ * the context count and owned bytes with their high-water (which must
+ * follow every admission, not a sum of samples) are atomics updated as
+ * they move.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -14,8 +17,15 @@
 
 #include "stats.h"
 
+/* CONTEXTS, OWNED_BYTES and OWNED_HWM as they move; the rest folded */
 static atomic64_t retire_mod_v[RETIRE_ST_NR];
 static atomic64_t retire_mod_hist[RETIRE_HIST_NR][RETIRE_HIST_BUCKETS];
+
+static bool retire_stat_module_wide(enum retire_stat i)
+{
+	return i == RETIRE_ST_CONTEXTS || i == RETIRE_ST_OWNED_BYTES ||
+	       i == RETIRE_ST_OWNED_HWM;
+}
 
 /* enum retire_stat indexes the leading __u64 fields of struct retire_stats */
 static_assert(offsetof(struct retire_stats, retired) ==
@@ -39,7 +49,8 @@ void retire_stat_add(struct retire_ctx_stats *st, enum retire_stat i, s64 d)
 {
 	if (st)
 		st->v[i] += d;
-	atomic64_add(d, &retire_mod_v[i]);
+	if (!st || unlikely(st->folded) || retire_stat_module_wide(i))
+		atomic64_add(d, &retire_mod_v[i]);
 }
 EXPORT_SYMBOL_IF_KUNIT(retire_stat_add);
 
@@ -98,7 +109,8 @@ void retire_stat_hist(struct retire_ctx_stats *st, enum retire_hist h,
 	unsigned int b = retire_hist_bucket(ktime_to_ns(ktime_sub(to, from)));
 
 	st->hist[h][b]++;
-	atomic64_inc(&retire_mod_hist[h][b]);
+	if (unlikely(st->folded))
+		atomic64_inc(&retire_mod_hist[h][b]);
 }
 
 /**
@@ -124,10 +136,51 @@ void retire_stats_export(const struct retire_ctx_stats *st,
 EXPORT_SYMBOL_IF_KUNIT(retire_stats_export);
 
 /**
- * retire_stats_module() - the module-wide counters in the uapi layout
- * @out: filled completely
+ * retire_stats_add_ctx() - add a listed context's counters to a module sum
+ * @st:		the context's counters (the caller holds its lock)
+ * @out:	the sum retire_stats_module() is building
  */
-void retire_stats_module(struct retire_stats *out)
+void retire_stats_add_ctx(const struct retire_ctx_stats *st,
+			  struct retire_stats *out)
+{
+	u64 *v = (u64 *)out;
+	unsigned int i, b;
+
+	for (i = 0; i < RETIRE_ST_NR; i++)
+		if (!retire_stat_module_wide(i))
+			v[i] += st->v[i];
+	for (b = 0; b < RETIRE_HIST_BUCKETS; b++) {
+		out->lat_logical[b] += st->hist[RETIRE_HIST_LOGICAL][b];
+		out->lat_cq_wait[b] += st->hist[RETIRE_HIST_CQ_WAIT][b];
+		out->lat_physical[b] += st->hist[RETIRE_HIST_PHYSICAL][b];
+	}
+}
+
+/**
+ * retire_stats_fold() - a context leaves the list: its counters stay
+ * @st: its counters (the caller holds its lock and the list's mutex)
+ *
+ * From here its updates go to the module's atomics as well.
+ */
+void retire_stats_fold(struct retire_ctx_stats *st)
+{
+	unsigned int i, h, b;
+
+	for (i = 0; i < RETIRE_ST_NR; i++)
+		if (!retire_stat_module_wide(i))
+			atomic64_add(st->v[i], &retire_mod_v[i]);
+	for (h = 0; h < RETIRE_HIST_NR; h++)
+		for (b = 0; b < RETIRE_HIST_BUCKETS; b++)
+			atomic64_add(st->hist[h][b], &retire_mod_hist[h][b]);
+	st->folded = true;
+}
+
+/**
+ * retire_stats_module_base() - the module's atomics in the uapi layout:
+ * the module-wide counters and what contexts that left the list folded in
+ * @out: filled completely; retire_stats_module() adds the listed contexts
+ */
+void retire_stats_module_base(struct retire_stats *out)
 {
 	u64 *v = (u64 *)out;
 	unsigned int i, b;

@@ -69,13 +69,18 @@ enum retire_hist {
  * struct retire_ctx_stats - one context's counters
  * @v:		by enum retire_stat
  * @hist:	latency histograms, RETIRE_HIST_BUCKETS log2 buckets of us
+ * @folded:	the context left the module's list: its counters were added
+ *		to the module's, and its updates from here go there too
  *
- * Protected by the context's lock; every update also reaches the
- * module-wide counters.
+ * Protected by the context's lock. The module's counters are the sum of
+ * every listed context's and of those folded in (retire_stats_module()),
+ * so an update touches only this cache line; owned bytes and their
+ * high-water are the exception, kept module-wide as they move.
  */
 struct retire_ctx_stats {
 	u64 v[RETIRE_ST_NR];
 	u64 hist[RETIRE_HIST_NR][RETIRE_HIST_BUCKETS];
+	bool folded;
 };
 
 void retire_stat_add(struct retire_ctx_stats *st, enum retire_stat i, s64 d);
@@ -85,7 +90,11 @@ void retire_stat_hist(struct retire_ctx_stats *st, enum retire_hist h,
 unsigned int retire_hist_bucket(u64 ns);
 void retire_stats_export(const struct retire_ctx_stats *st,
 			 struct retire_stats *out);
+void retire_stats_module_base(struct retire_stats *out);
 void retire_stats_module(struct retire_stats *out);
+void retire_stats_add_ctx(const struct retire_ctx_stats *st,
+			  struct retire_stats *out);
+void retire_stats_fold(struct retire_ctx_stats *st);
 
 static inline void retire_stat_inc(struct retire_ctx_stats *st,
 				   enum retire_stat i)
