@@ -15,6 +15,7 @@
 
 #include <linux/slab.h>
 #include <linux/spinlock.h>
+#include <linux/vmalloc.h>
 #include <kunit/visibility.h>
 #include <linux/retire.h>
 
@@ -102,11 +103,19 @@ EXPORT_SYMBOL_IF_KUNIT(retire_slot_need_chunk_locked);
  */
 void *retire_slot_chunk_alloc(struct retire_slot_table *t)
 {
+	size_t size = array_size(RETIRE_SLOT_CHUNK, t->obj_size);
 	void *chunk;
 	u32 i;
 
-	chunk = kvzalloc(array_size(RETIRE_SLOT_CHUNK, t->obj_size),
-			 GFP_KERNEL_ACCOUNT);
+	/*
+	 * Sized to the allocator: kmalloc rounds a large chunk up to a power
+	 * of two (64 requests of 360 bytes, 22.5 KiB, took 32 KiB), vmalloc
+	 * to a page (24 KiB). kvfree() frees either.
+	 */
+	if (size > PAGE_SIZE)
+		chunk = __vmalloc(size, GFP_KERNEL_ACCOUNT | __GFP_ZERO);
+	else
+		chunk = kzalloc(size, GFP_KERNEL_ACCOUNT);
 	if (!chunk)
 		return NULL;
 	if (t->init)
