@@ -68,6 +68,8 @@ enum retire_sim_state {
  * @fail:	this activation is one fail_every picked
  * @violate:	attempt one access outside the device-access flags
  * @bw_node:	in retire_sim.bw_waiters while waiting for bandwidth
+ * @armed:	its timer was armed since the last quiesce (an inline job
+ *		never arms it, so there is nothing to wait for)
  *
  * Everything but @w's buffer contents is protected by retire_sim.lock.
  */
@@ -87,6 +89,7 @@ struct retire_sim_job {
 	bool fail;
 	bool violate;
 	struct list_head bw_node;
+	bool armed;
 };
 
 static struct {
@@ -227,6 +230,12 @@ bool retire_sim_fail_submit(void)
 {
 	bool fail;
 
+	/*
+	 * Without the knob the count is never read: a config that sets it
+	 * starts it from 0. So the common case takes no global lock.
+	 */
+	if (!READ_ONCE(retire_sim.cfg.fail_submit_every))
+		return false;
 	spin_lock_irq(&retire_sim.lock);
 	retire_sim.submit_attempts++;
 	fail = retire_sim.cfg.fail_submit_every &&
@@ -333,6 +342,7 @@ static void retire_sim_arm_locked(struct retire_sim_job *job, u64 ns)
 {
 	lockdep_assert_held(&retire_sim.lock);
 	job->state = RETIRE_SIM_ARMED;
+	job->armed = true;
 	hrtimer_start(&job->timer, ns_to_ktime(ns), HRTIMER_MODE_REL);
 }
 
@@ -566,8 +576,17 @@ static void retire_sim_quiesce(struct retire_ctx *ctx, u32 idx)
 {
 	struct retire_sim_job *job = retire_sim_job(ctx, idx);
 
+	/*
+	 * The request has retired, so the job reported: only its timer
+	 * callback or work item could still be on their way out, and neither
+	 * exists unless the timer was armed. The flag is set under
+	 * retire_sim.lock before the report the retirement followed.
+	 */
+	if (!READ_ONCE(job->armed))
+		return;
 	hrtimer_cancel(&job->timer);
 	cancel_work_sync(&job->work);
+	WRITE_ONCE(job->armed, false);
 }
 
 static void retire_sim_job_init(void *obj, void *ctx)

@@ -83,7 +83,9 @@ void retire_req_queue_locked(struct retire_ctx *ctx, struct retire_req *req,
 		list_add_tail(&req->ready_node, &ctx->ready);
 	if (ctx->closed)
 		retire_ctx_kick_reaper(ctx);
-	wake_up_interruptible(&ctx->waitq);
+	/* the barrier orders the list_add before the check; waiters pair */
+	if (wq_has_sleeper(&ctx->waitq))
+		wake_up_interruptible(&ctx->waitq);
 }
 
 /**
