@@ -110,10 +110,12 @@ void *retire_slot_chunk_alloc(struct retire_slot_table *t)
 	/*
 	 * Sized to the allocator: kmalloc rounds a large chunk up to a power
 	 * of two (64 requests of 360 bytes, 22.5 KiB, took 32 KiB), vmalloc
-	 * to a page (24 KiB). kvfree() frees either.
+	 * to a page (24 KiB). kvfree() frees either. A failure is the
+	 * caller's -ENOMEM, as kvmalloc()'s first try is: no warning.
 	 */
 	if (size > PAGE_SIZE)
-		chunk = __vmalloc(size, GFP_KERNEL_ACCOUNT | __GFP_ZERO);
+		chunk = __vmalloc(size, GFP_KERNEL_ACCOUNT | __GFP_ZERO |
+				  __GFP_NOWARN);
 	else
 		chunk = kzalloc(size, GFP_KERNEL_ACCOUNT);
 	if (!chunk)
