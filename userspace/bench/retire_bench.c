@@ -528,8 +528,25 @@ static double median(const struct row *r, double *lo, double *hi)
 	return reps % 2 ? s[reps / 2] : (s[reps / 2 - 1] + s[reps / 2]) / 2;
 }
 
+/* -R: only the rows whose name holds this, and their anchors (profiling) */
+static const char *only;
+
+static int row_wanted(int idx)
+{
+	unsigned int i;
+
+	if (!only || strstr(rows[idx].name, only))
+		return 1;
+	for (i = 0; i < nrows; i++)
+		if (rows[i].anchor == idx && strstr(rows[i].name, only))
+			return 1;
+	return 0;
+}
+
 #define TIME(rep, idx, n, call) do {					\
 	double __t = now_ns();						\
+	if (!row_wanted(idx))						\
+		break;							\
 	call;								\
 	rows[idx].v[rep] = (now_ns() - __t) / (n);			\
 } while (0)
@@ -538,7 +555,7 @@ static void usage(void)
 {
 	fprintf(stderr,
 		"usage: retire_bench [-n REQS_PER_SAMPLE] [-r REPS] [-s LIVE_SMALL]\n"
-		"                    [-l LIVE_BIG] [-m MEM_REQS]\n");
+		"                    [-l LIVE_BIG] [-m MEM_REQS] [-R ROW]\n");
 	exit(1);
 }
 
@@ -551,13 +568,14 @@ int main(int argc, char **argv)
 	unsigned int rep, i;
 	double lo, hi, med, am;
 
-	while ((opt = getopt(argc, argv, "n:r:s:l:m:")) != -1) {
+	while ((opt = getopt(argc, argv, "n:r:s:l:m:R:")) != -1) {
 		switch (opt) {
 		case 'n': reqs_per_sample = strtoul(optarg, NULL, 0); break;
 		case 'r': reps = strtoul(optarg, NULL, 0); break;
 		case 's': live_small = strtoul(optarg, NULL, 0); break;
 		case 'l': live_big = strtoul(optarg, NULL, 0); break;
 		case 'm': mem_n = strtoul(optarg, NULL, 0); break;
+		case 'R': only = optarg; break;
 		default: usage();
 		}
 	}
@@ -624,12 +642,16 @@ int main(int argc, char **argv)
 	s_small = row_add("full cycle b32 with LIVE_SMALL unretired", NULL, -1);
 	s_big = row_add("full cycle b32 with LIVE_BIG unretired",
 			"LIVE_SMALL", s_small);
-	ensure_bufs(&cyc, live_big > mem_n ? live_big : mem_n);
 	for (rep = 0; rep < reps; rep++) {
 		unsigned long n = reqs_per_sample;
 
-		rows[umem].v[rep] = mem_uring();
-		rows[mem].v[rep] = mem_retire();
+		if (row_wanted(umem))
+			rows[umem].v[rep] = mem_uring();
+		if (row_wanted(mem))
+			rows[mem].v[rep] = mem_retire();
+		if (!row_wanted(s_small) && !row_wanted(s_big))
+			continue;
+		ensure_bufs(&cyc, live_big);
 		make_live(&cyc, live_small);
 		TIME(rep, s_small, n, cycle_auto(&cyc, 32, n));
 		make_live(&cyc, live_big);
@@ -642,6 +664,8 @@ int main(int argc, char **argv)
 	printf("%-55s %11s %23s %8s  %s\n", "row", "median", "spread (min-max)",
 	       "ratio", "against");
 	for (i = 0; i < nrows; i++) {
+		if (!row_wanted(i))
+			continue;
 		med = median(&rows[i], &lo, &hi);
 		printf("%-55s %8.0f %s  [%8.0f - %8.0f]", rows[i].name, med,
 		       rows[i].unit_bytes ? "B " : "ns", lo, hi);
