@@ -413,7 +413,7 @@ int retire_buf_register(struct retire_ctx *ctx, struct retire_buf_reg *reg)
 		return ret;
 
 	mutex_lock(&ctx->buf_mutex);
-	ret = retire_slot_reserve(&ctx->bufs, &ctx->lock, NULL);
+	ret = retire_slot_reserve(&ctx->bufs, &ctx->lock, 1);
 	if (!ret && !user) {
 		/* room to hand back every buffer, allocated before the lock */
 		evict = kvcalloc(ctx->limits.max_buffers, sizeof(*evict),

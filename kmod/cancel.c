@@ -1,10 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Cancellation and deadlines.
+ * Cancellation, deadlines and the watchdog.
  *
- * Both only ever say something *to the caller*: a deadline that expires
- * tells the waiter it stopped waiting, a cancel tells what it found. Neither
- * clears device access; only the device's terminal event does.
+ * Both cancellation and a deadline only ever say something *to the
+ * caller*: a deadline that expires tells the waiter it stopped waiting, a
+ * cancel tells what it found. Neither clears device access; only the
+ * device's terminal event does.
  *
  * Cancel results, as io_uring's ASYNC_CANCEL but made unambiguous by
  * generations:
@@ -12,10 +13,21 @@
  *              record (cancelled) is separate from the CANCEL_ACK record
  *   -EALREADY  the device holds it; wait for its own terminal event
  *   -ENOENT    no live request by that handle: it never releases anything
+ *
+ * Time: one hrtimer per context serves every deadline and every watchdog.
+ * Watchdogs join the active list in expiry order (they are appended as
+ * requests start); deadlines, in any order, sit in a timerqueue. A request
+ * without a deadline carries no timer state at all; one with a deadline
+ * owns a small node from a slab, allocated before it is admitted and freed
+ * at its terminal event. The timer is armed for the earliest expiry it
+ * knows of and is touched only when a new expiry comes before it, so a
+ * stream of requests arms it about once per period.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/hrtimer.h>
+#include <linux/slab.h>
+#include <linux/timerqueue.h>
 #include <kunit/visibility.h>
 #include <linux/retire.h>
 
@@ -25,61 +37,90 @@
 #include "req.h"
 #include "stats.h"
 
-static enum hrtimer_restart retire_deadline_fire(struct hrtimer *t)
-{
-	struct retire_req *req = container_of(t, struct retire_req, deadline);
-	struct retire_ctx *ctx = req->ctx;
-	unsigned long flags;
+/**
+ * struct retire_deadline - one request's deadline
+ * @node:	in ctx->deadlines, keyed by the expiry
+ * @handle:	the request it times: the timer finds it by handle, like
+ *		every other event
+ */
+struct retire_deadline {
+	struct timerqueue_node node;
+	u64 handle;
+};
 
+static struct kmem_cache *retire_deadline_cache;
+
+/* make sure the context's timer fires no later than @at */
+static void retire_timer_want_locked(struct retire_ctx *ctx, ktime_t at)
+{
+	lockdep_assert_held(&ctx->lock);
 	/*
-	 * The slot is not reused before hrtimer_cancel() (see
-	 * retire_record_commit()), so @req is this timer's incarnation; it
-	 * may have terminated meanwhile, which the state says.
+	 * Started again rather than edited: the expiry of a queued timer
+	 * must not change in place, and a callback that waited for the lock
+	 * may find the timer queued again by an activation meanwhile.
 	 */
-	spin_lock_irqsave(&ctx->lock, flags);
-	if ((req->state == RETIRE_REQ_WAITING ||
-	     req->state == RETIRE_REQ_ACTIVE) && !req->timed_out) {
-		req->timed_out = true;
-		retire_stat_inc(&ctx->stats, RETIRE_ST_TIMED_OUT);
-		retire_req_end_logical_locked(ctx, req, ktime_get());
-		retire_req_queue_locked(ctx, req, RETIRE_PEND_TIMEOUT);
-	}
-	spin_unlock_irqrestore(&ctx->lock, flags);
-	return HRTIMER_NORESTART;
+	if (!hrtimer_is_queued(&ctx->timer) ||
+	    ktime_before(at, hrtimer_get_expires(&ctx->timer)))
+		hrtimer_start(&ctx->timer, at, HRTIMER_MODE_ABS);
+}
+
+/* the caller stopped waiting: a TIMEOUT record, nothing else changes */
+static void retire_req_timeout_locked(struct retire_ctx *ctx,
+				      struct retire_req *req, ktime_t now)
+{
+	lockdep_assert_held(&ctx->lock);
+	if (req->timed_out)
+		return;
+	req->timed_out = true;
+	retire_stat_inc(&ctx->stats, RETIRE_ST_TIMED_OUT);
+	retire_req_end_logical_locked(ctx, req, now);
+	retire_req_queue_locked(ctx, req, RETIRE_PEND_TIMEOUT);
 }
 
 /*
- * The context's watchdog: every active request whose time is up is
- * quarantined, in expiry order; the timer then follows the first that is
- * not. A request that terminated has left the list, so the timer may fire
- * for nothing: it costs one pass and saves touching the timer on every
- * terminal event. Quarantined requests stay on the list (still active)
- * and are passed over: at most max_active of them.
+ * Every deadline that has passed delivers its TIMEOUT record; every active
+ * request whose watchdog has passed is quarantined, in expiry order. The
+ * timer then follows the first expiry of either kind still ahead. A
+ * request that terminated took its deadline along and left the active
+ * list, so the timer may fire for nothing: that costs one pass and saves
+ * touching the timer on every terminal event. Quarantined requests stay
+ * on the active list (still active) and are passed over: at most
+ * max_active of them.
  */
-static enum hrtimer_restart retire_watchdog_fire(struct hrtimer *t)
+static enum hrtimer_restart retire_ctx_timer_fire(struct hrtimer *t)
 {
-	struct retire_ctx *ctx = container_of(t, struct retire_ctx, watchdog);
+	struct retire_ctx *ctx = container_of(t, struct retire_ctx, timer);
+	struct timerqueue_node *tq;
+	struct retire_deadline *dl;
 	struct retire_req *req;
 	unsigned long flags;
 	ktime_t now;
 
 	spin_lock_irqsave(&ctx->lock, flags);
 	now = ktime_get();
-	list_for_each_entry(req, &ctx->active_list, active_node) {
+	while ((tq = timerqueue_getnext(&ctx->deadlines)) &&
+	       !ktime_after(tq->expires, now)) {
+		dl = container_of(tq, struct retire_deadline, node);
+		timerqueue_del(&ctx->deadlines, tq);
+		/* a deadline leaves with its request's terminal event */
+		req = retire_slot_lookup_locked(&ctx->reqs, dl->handle);
+		if (!WARN_ON_ONCE(!req || req->dl != dl)) {
+			req->dl = NULL;
+			retire_req_timeout_locked(ctx, req, now);
+		}
+		kmem_cache_free(retire_deadline_cache, dl);
+	}
+	if (tq)
+		retire_timer_want_locked(ctx, tq->expires);
+
+	list_for_each_entry(req, &ctx->active_list, node) {
 		if (req->quarantined)
 			continue;
 		if (!ktime_after(req->watch_at, now)) {
 			retire_req_quarantine_locked(ctx, req);
 			continue;
 		}
-		/*
-		 * Started again rather than restarted: an activation may have
-		 * queued this timer while it waited for the lock, and the
-		 * expiry of a queued timer must not be edited in place.
-		 */
-		if (!hrtimer_is_queued(t) ||
-		    ktime_before(req->watch_at, hrtimer_get_expires(t)))
-			hrtimer_start(t, req->watch_at, HRTIMER_MODE_ABS);
+		retire_timer_want_locked(ctx, req->watch_at);
 		break;
 	}
 	spin_unlock_irqrestore(&ctx->lock, flags);
@@ -87,67 +128,121 @@ static enum hrtimer_restart retire_watchdog_fire(struct hrtimer *t)
 }
 
 /**
- * retire_deadline_init() - one-time set-up of a request slot's timer
- * @req: the request slot
+ * retire_ctx_timer_init() - set up a context's timer and deadline queue
+ * @ctx: the context
  */
-void retire_deadline_init(struct retire_req *req)
+void retire_ctx_timer_init(struct retire_ctx *ctx)
 {
-	hrtimer_init(&req->deadline, CLOCK_MONOTONIC, HRTIMER_MODE_REL);
-	req->deadline.function = retire_deadline_fire;
+	timerqueue_init_head(&ctx->deadlines);
+	hrtimer_init(&ctx->timer, CLOCK_MONOTONIC, HRTIMER_MODE_ABS);
+	ctx->timer.function = retire_ctx_timer_fire;
 }
 
 /**
- * retire_watchdog_init() - set up a context's watchdog timer
- * @ctx: the context
+ * retire_ctx_timer_fini() - stop a context's timer before it is freed
+ * @ctx: a context with no request left: no deadline is queued
  */
-void retire_watchdog_init(struct retire_ctx *ctx)
+void retire_ctx_timer_fini(struct retire_ctx *ctx)
 {
-	hrtimer_init(&ctx->watchdog, CLOCK_MONOTONIC, HRTIMER_MODE_ABS);
-	ctx->watchdog.function = retire_watchdog_fire;
+	/* nothing is active and no deadline is left: a firing timer ends */
+	hrtimer_cancel(&ctx->timer);
+	WARN_ON_ONCE(timerqueue_getnext(&ctx->deadlines));
 }
 
 /**
  * retire_watchdog_arm() - a request goes active: its watchdog starts
- * @req: the request; the caller holds its context's lock
+ * @ctx:	the context; the caller holds its lock
+ * @req:	the request
+ * @now:	the time it starts
  *
  * Past it, the device's silence is no longer evidence of progress: the
  * request is quarantined (retire_req_quarantine_locked()). It joins the
  * active list in expiry order: at the tail unless watchdog_ns was lowered
- * since the requests before it went active. The context's one timer is
- * touched only when it is idle or set for later than this expiry, so a
- * stream of short requests arms it about once per watchdog period.
+ * since the requests before it went active.
  */
-void retire_watchdog_arm(struct retire_req *req)
+void retire_watchdog_arm(struct retire_ctx *ctx, struct retire_req *req,
+			 ktime_t now)
 {
-	struct retire_ctx *ctx = req->ctx;
 	struct list_head *pos;
 
 	lockdep_assert_held(&ctx->lock);
-	req->watch_at = ktime_add_safe(ktime_get(),
+	req->watch_at = ktime_add_safe(now,
 				       ns_to_ktime(min_t(u64, ctx->limits.watchdog_ns,
 							 KTIME_MAX)));
 	for (pos = ctx->active_list.prev; pos != &ctx->active_list;
 	     pos = pos->prev)
 		if (!ktime_after(list_entry(pos, struct retire_req,
-					    active_node)->watch_at,
+					    node)->watch_at,
 				 req->watch_at))
 			break;
-	list_add(&req->active_node, pos);
-	if (!hrtimer_is_queued(&ctx->watchdog) ||
-	    ktime_before(req->watch_at, hrtimer_get_expires(&ctx->watchdog)))
-		hrtimer_start(&ctx->watchdog, req->watch_at, HRTIMER_MODE_ABS);
+	list_add(&req->node, pos);
+	retire_timer_want_locked(ctx, req->watch_at);
+}
+
+/**
+ * retire_deadline_new() - a deadline for a request about to be admitted
+ * @deadline_ns:	the request's relative deadline, 0 for none
+ * @dl:			the new deadline, NULL for none
+ *
+ * Called before the context lock is taken (it may sleep). A request that
+ * is refused gives it back with retire_deadline_free().
+ *
+ * Return: 0 or -ENOMEM.
+ */
+int retire_deadline_new(u64 deadline_ns, struct retire_deadline **dl)
+{
+	*dl = NULL;
+	if (!deadline_ns)
+		return 0;
+	*dl = kmem_cache_alloc(retire_deadline_cache, GFP_KERNEL_ACCOUNT);
+	return *dl ? 0 : -ENOMEM;
+}
+
+/**
+ * retire_deadline_free() - give back a deadline that was never armed
+ * @dl: from retire_deadline_new(), or NULL
+ */
+void retire_deadline_free(struct retire_deadline *dl)
+{
+	if (dl)
+		kmem_cache_free(retire_deadline_cache, dl);
 }
 
 /**
  * retire_deadline_arm() - start the deadline of a just-admitted request
- * @req: the request; the caller holds its context's lock
+ * @ctx:	the context; the caller holds its lock
+ * @req:	the request, which takes @dl over
+ * @dl:		from retire_deadline_new(), or NULL for none
+ * @deadline_ns: relative deadline, at most KTIME_MAX
  */
-void retire_deadline_arm(struct retire_req *req)
+void retire_deadline_arm(struct retire_ctx *ctx, struct retire_req *req,
+			 struct retire_deadline *dl, u64 deadline_ns)
 {
-	lockdep_assert_held(&req->ctx->lock);
-	if (req->deadline_ns)
-		hrtimer_start(&req->deadline, ns_to_ktime(req->deadline_ns),
-			      HRTIMER_MODE_REL);
+	lockdep_assert_held(&ctx->lock);
+	req->dl = dl;
+	if (!dl)
+		return;
+	timerqueue_init(&dl->node);
+	dl->handle = req->handle;
+	dl->node.expires = ktime_add_safe(req->t_admit,
+					  ns_to_ktime(deadline_ns));
+	if (timerqueue_add(&ctx->deadlines, &dl->node))
+		retire_timer_want_locked(ctx, dl->node.expires);
+}
+
+/**
+ * retire_deadline_disarm() - the request terminated: its deadline goes
+ * @ctx:	the context; the caller holds its lock
+ * @req:	a WAITING or ACTIVE request
+ */
+void retire_deadline_disarm(struct retire_ctx *ctx, struct retire_req *req)
+{
+	lockdep_assert_held(&ctx->lock);
+	if (!req->dl)
+		return;
+	timerqueue_del(&ctx->deadlines, &req->dl->node);
+	kmem_cache_free(retire_deadline_cache, req->dl);
+	req->dl = NULL;
 }
 
 /**
@@ -185,16 +280,14 @@ int retire_req_cancel(struct retire_ctx *ctx, u64 handle)
 	first = !req->cancel_requested;
 	req->cancel_requested = true;
 	if (req->state == RETIRE_REQ_WAITING ||
-	    ctx->engine->try_stop(ctx, retire_handle_slot(handle)))
+	    ctx->engine->try_stop(ctx, retire_slot_get(&ctx->jobs, req->job)))
 		ret = 0;
 	else
 		ret = -EALREADY;
 
 	if (first) {
-		req->ack_error = ret;
-		req->ack_flags = RETIRE_CQE_F_CANCEL_REQUESTED |
-				 (ret ? RETIRE_CQE_F_OUTSTANDING : 0) |
-				 (req->timed_out ? RETIRE_CQE_F_TIMED_OUT : 0);
+		req->ack_already = ret == -EALREADY;
+		req->ack_timed_out = req->timed_out;
 		retire_req_end_logical_locked(ctx, req, ktime_get());
 		retire_req_queue_locked(ctx, req, RETIRE_PEND_CANCEL_ACK);
 	}
@@ -209,3 +302,22 @@ out_count:
 	return ret;
 }
 EXPORT_SYMBOL_IF_KUNIT(retire_req_cancel);
+
+/**
+ * retire_deadline_cache_init() - the slab deadlines come from
+ *
+ * Return: 0 or -ENOMEM.
+ */
+int retire_deadline_cache_init(void)
+{
+	retire_deadline_cache = KMEM_CACHE(retire_deadline, SLAB_ACCOUNT);
+	return retire_deadline_cache ? 0 : -ENOMEM;
+}
+
+/**
+ * retire_deadline_cache_exit() - destroy it; every context is gone
+ */
+void retire_deadline_cache_exit(void)
+{
+	kmem_cache_destroy(retire_deadline_cache);
+}

@@ -212,13 +212,12 @@ static void retire_ctx_free_work(struct work_struct *work)
 		retire_ctx_send_stale(ctx);
 	cancel_work_sync(&ctx->health_work);
 	retire_netlink_notify_health(&reaped);
-	WARN_ON_ONCE(ctx->unretired || !list_empty(&ctx->ready));
-	/* request and job slots wait for their timers and work here */
+	WARN_ON_ONCE(ctx->unretired || ctx->ready_head != RETIRE_SLOT_NONE);
+	retire_ctx_timer_fini(ctx);
 	retire_slot_table_destroy(&ctx->reqs);
+	/* jobs wait for their last timer and work item here */
 	retire_slot_table_destroy(&ctx->jobs);
 	retire_slot_table_destroy(&ctx->tokens);
-	/* nothing is active: a firing watchdog finds nothing, and ends */
-	hrtimer_cancel(&ctx->watchdog);
 	retire_buf_destroy_all(ctx);
 	retire_slot_table_destroy(&ctx->bufs);
 	retire_stat_add(NULL, RETIRE_ST_CONTEXTS, -1);
@@ -238,7 +237,7 @@ static void retire_ctx_reap_work(struct work_struct *work)
 	mutex_lock(&ctx->mutex);
 	retire_records_take_kernel(ctx, NULL, UINT_MAX);
 	spin_lock_irq(&ctx->lock);
-	done = !ctx->unretired && list_empty(&ctx->ready);
+	done = !ctx->unretired && ctx->ready_head == RETIRE_SLOT_NONE;
 	spin_unlock_irq(&ctx->lock);
 	mutex_unlock(&ctx->mutex);
 	/* the reference release() handed over, dropped exactly once */
@@ -268,10 +267,11 @@ struct retire_ctx *retire_ctx_create(const struct retire_engine_ops *engine)
 	mutex_init(&ctx->mutex);
 	mutex_init(&ctx->buf_mutex);
 	retire_caps_get(&ctx->limits);
-	INIT_LIST_HEAD(&ctx->ready);
+	ctx->ready_head = RETIRE_SLOT_NONE;
+	ctx->ready_tail = RETIRE_SLOT_NONE;
 	INIT_LIST_HEAD(&ctx->waiting);
 	INIT_LIST_HEAD(&ctx->active_list);
-	retire_watchdog_init(ctx);
+	retire_ctx_timer_init(ctx);
 	init_waitqueue_head(&ctx->waitq);
 	INIT_WORK(&ctx->reap_work, retire_ctx_reap_work);
 	INIT_WORK(&ctx->free_work, retire_ctx_free_work);
@@ -288,13 +288,14 @@ struct retire_ctx *retire_ctx_create(const struct retire_engine_ops *engine)
 	if (ret)
 		goto out_free;
 	ret = retire_slot_table_init(&ctx->reqs, RETIRE_KIND_REQ,
-				     sizeof(struct retire_req), nreq,
-				     retire_req_slot_init, retire_req_slot_fini,
-				     ctx);
+				     sizeof(struct retire_req), nreq, NULL, NULL,
+				     NULL);
 	if (ret)
 		goto out_bufs;
-	ret = retire_slot_table_init(&ctx->jobs, 0, engine->job_size, nreq,
-				     engine->job_init, engine->job_fini, ctx);
+	/* a job for each request that may be active, never more */
+	ret = retire_slot_table_init(&ctx->jobs, 0, engine->job_size,
+				     ctx->limits.max_active, engine->job_init,
+				     engine->job_fini, ctx);
 	if (ret)
 		goto out_reqs;
 	/* one over the bound: a handoff holds both tokens for an instant */
@@ -392,7 +393,7 @@ void retire_ctx_release(struct retire_ctx *ctx)
 	 * until the list is empty.
 	 */
 	while ((req = list_first_entry_or_null(&ctx->waiting, struct retire_req,
-					       wait_node))) {
+					       node))) {
 		req->cancel_requested = true;
 		retire_req_terminate_locked(ctx, req, &cancelled);
 	}
@@ -428,7 +429,8 @@ EXPORT_SYMBOL_IF_KUNIT(retire_ctx_release);
  * CAP_SYS_ADMIN; -EINVAL for a zero field (max_pinned_bytes may be 0), a
  * field above the module cap, or max_active_per_key > max_active; -EBUSY for a
  * field below current use (max_active_per_key: below the most requests
- * one key has active).
+ * one key has active); -ENOMEM if the jobs a raised max_active needs
+ * cannot be had.
  */
 int retire_ctx_set_limits(struct retire_ctx *ctx, const struct retire_limits *l)
 {
@@ -457,6 +459,11 @@ int retire_ctx_set_limits(struct retire_ctx *ctx, const struct retire_limits *l)
 	    l->max_active_per_key > l->max_active)
 		return -EINVAL;
 
+	mutex_lock(&ctx->mutex);
+	/* the waiters a raised max_active starts each need a job */
+	ret = retire_jobs_reserve(ctx, l->max_active, 0);
+	if (ret)
+		goto out_mutex;
 	mutex_lock(&ctx->buf_mutex);
 	spin_lock_irq(&ctx->lock);
 	if (ctx->unretired > l->max_unretired ||
@@ -473,6 +480,8 @@ int retire_ctx_set_limits(struct retire_ctx *ctx, const struct retire_limits *l)
 		retire_ctx_limits_changed_locked(ctx, l);
 	spin_unlock_irq(&ctx->lock);
 	mutex_unlock(&ctx->buf_mutex);
+out_mutex:
+	mutex_unlock(&ctx->mutex);
 	return ret;
 }
 EXPORT_SYMBOL_IF_KUNIT(retire_ctx_set_limits);
@@ -497,12 +506,14 @@ int retire_ctx_epoch(struct retire_ctx *ctx, u32 op, u64 key, u64 *epoch,
 	if (op > RETIRE_EPOCH_REVOKE || (op == RETIRE_EPOCH_REVOKE && key))
 		return -EINVAL;
 	spin_lock_irq(&ctx->lock);
+	for (i = 0; i < ctx->nr_epochs; i++)
+		if (ctx->epochs[i].key == key)
+			break;
+	/* every change of intent moves the sequence requests compare with */
 	if (op == RETIRE_EPOCH_REVOKE) {
 		ctx->authority++;
+		ctx->revoked_at = ++ctx->intent;
 	} else if (op == RETIRE_EPOCH_BUMP) {
-		for (i = 0; i < ctx->nr_epochs; i++)
-			if (ctx->epochs[i].key == key)
-				break;
 		if (i == ctx->nr_epochs) {
 			if (i == RETIRE_EPOCH_KEYS) {
 				ret = -ENOSPC;
@@ -513,8 +524,9 @@ int retire_ctx_epoch(struct retire_ctx *ctx, u32 op, u64 key, u64 *epoch,
 			ctx->nr_epochs++;
 		}
 		ctx->epochs[i].epoch++;
+		ctx->epochs[i].bumped_at = ++ctx->intent;
 	}
-	*epoch = retire_epoch_of_locked(ctx, key);
+	*epoch = i < ctx->nr_epochs ? ctx->epochs[i].epoch : 0;
 	*authority = ctx->authority;
 out:
 	spin_unlock_irq(&ctx->lock);
@@ -523,14 +535,23 @@ out:
 EXPORT_SYMBOL_IF_KUNIT(retire_ctx_epoch);
 
 /**
- * retire_ctx_init() - create the module's workqueue
+ * retire_ctx_init() - create the module's workqueue and deadline slab
  *
  * Return: 0 or -ENOMEM.
  */
 int retire_ctx_init(void)
 {
+	int ret;
+
+	ret = retire_deadline_cache_init();
+	if (ret)
+		return ret;
 	retire_wq = alloc_workqueue("retire", WQ_UNBOUND, 0);
-	return retire_wq ? 0 : -ENOMEM;
+	if (!retire_wq) {
+		retire_deadline_cache_exit();
+		return -ENOMEM;
+	}
+	return 0;
 }
 
 /**
@@ -541,4 +562,5 @@ int retire_ctx_init(void)
 void retire_ctx_exit(void)
 {
 	destroy_workqueue(retire_wq);
+	retire_deadline_cache_exit();
 }

@@ -7,6 +7,7 @@
 #include <linux/list.h>
 #include <linux/mutex.h>
 #include <linux/spinlock.h>
+#include <linux/timerqueue.h>
 #include <linux/uidgid.h>
 #include <linux/wait.h>
 #include <linux/workqueue.h>
@@ -32,17 +33,22 @@ struct retire_engine_ops;
  * @limits:	this context's bounds, never above the module caps.
  * @bufs:	buffer slots (RETIRE_KIND_BUF).
  * @reqs:	request slots (RETIRE_KIND_REQ).
- * @jobs:	the engine's per-request state, at the request's slot index.
+ * @jobs:	the engine's jobs: one per request that may be active (at
+ *		most max_active), given to a request when it starts and back
+ *		at its terminal event.
  * @tokens:	borrow-token slots (RETIRE_KIND_TOKEN).
- * @ready:	requests with records to deliver, in the order they became
- *		ready; the list threads through the requests, so delivery
- *		never allocates and a slow reader loses nothing.
+ * @ready_head:	the first request with records to deliver (a slot index,
+ *		RETIRE_SLOT_NONE if none); requests join in the order they
+ *		became ready. The list threads through the requests, so
+ *		delivery never allocates and a slow reader loses nothing.
+ * @ready_tail:	the last of them.
  * @waiting:	admitted requests not yet handed to the engine, FIFO.
  * @active_list: requests the device holds, in the order their watchdogs
  *		expire (per-key counts scan it too).
- * @watchdog:	one timer for every active request's watchdog: armed for
- *		the first expiry it knows of, it quarantines what has expired
- *		and re-arms for the next (cancel.c).
+ * @deadlines:	the deadlines of requests that have one, by expiry.
+ * @timer:	one timer for every watchdog and deadline: armed for the
+ *		first expiry it knows of, it acts on what has expired and
+ *		re-arms for the next (cancel.c).
  * @activating: the waiting list is being walked: an activation inside it
  *		(an engine completing inline) only asks for another pass.
  * @activate_again: an activation inside the walk asked for another pass.
@@ -52,9 +58,13 @@ struct retire_engine_ops;
  * @waiting_nr:	requests on @waiting.
  * @active:	requests the engine holds.
  * @quarantined: requests in quarantine: admission stops while non-zero.
- * @epochs:	per-key intent generations (the publication predicate).
+ * @epochs:	per-key intent generations (the publication predicate),
+ *		each with the @intent its last bump took.
  * @nr_epochs:	keys in @epochs.
  * @authority:	the authority generation; revoking moves it on.
+ * @revoked_at:	the @intent the last revocation took.
+ * @intent:	moves on at every bump and revocation: a request admitted
+ *		at the current value has seen no change of intent since.
  * @lru_tick:	the pool's recency clock.
  * @node:	on the module's list of contexts (engine resets walk it).
  * @id:		the context's number in netlink messages, never reused.
@@ -82,12 +92,14 @@ struct retire_ctx {
 	struct retire_limits limits;	/* protected by @lock */
 	struct retire_slot_table bufs;	/* protected by @lock */
 	struct retire_slot_table reqs;	/* protected by @lock */
-	struct retire_slot_table jobs;	/* grown with @reqs */
+	struct retire_slot_table jobs;	/* protected by @lock */
 	struct retire_slot_table tokens;	/* protected by @lock */
-	struct list_head ready;		/* protected by @lock */
+	u32 ready_head;			/* protected by @lock */
+	u32 ready_tail;			/* protected by @lock */
 	struct list_head waiting;	/* protected by @lock */
 	struct list_head active_list;	/* protected by @lock */
-	struct hrtimer watchdog;
+	struct timerqueue_head deadlines;	/* protected by @lock */
+	struct hrtimer timer;
 	bool activating;		/* protected by @lock */
 	bool activate_again;		/* protected by @lock */
 	struct retire_cqe *stage;	/* protected by @mutex */
@@ -97,9 +109,12 @@ struct retire_ctx {
 	struct {
 		u64 key;
 		u64 epoch;
+		u64 bumped_at;
 	} epochs[RETIRE_EPOCH_KEYS];	/* protected by @lock */
 	u32 nr_epochs;			/* protected by @lock */
 	u64 authority;			/* protected by @lock */
+	u64 revoked_at;			/* protected by @lock */
+	u64 intent;			/* protected by @lock */
 	u64 lru_tick;			/* protected by @lock */
 	struct list_head node;		/* protected by retire_ctx_list_mutex */
 	u64 id;

@@ -48,28 +48,33 @@ struct retire_engine_result {
 
 /**
  * struct retire_engine_ops - the device interface
- * @start:	begin work on @w in the job slot @idx of @ctx (the request's
- *		slot index). Called under the context lock: must not sleep or
- *		allocate. The device reports exactly one terminal event for it
- *		through retire_engine_complete(), or, completing inline before
- *		@start returns, through retire_engine_complete_locked().
- * @try_stop:	a cancel asks to stop job @idx. Called under the context
- *		lock. Return true if the device stopped it before touching
- *		anything more and will report nothing (the caller then ends
- *		the request as cancelled); false if it is running: it may
- *		still stop early, reporting a cancelled terminal event itself.
- * @quiesce:	wait until job slot @idx runs nothing (it has reported).
- *		May sleep; called before a slot is reused or freed.
- * @job_size:	bytes of per-slot device state, kept in the context's job
- *		table at the request's slot index
- * @job_init:	one-time set-up of a new job slot
- * @job_fini:	undo @job_init (may sleep)
+ * @start:	begin work on @w with @job, a job the core took from the
+ *		context's job table for this activation: it lives with the
+ *		engine only while the engine works. Called under the context
+ *		lock: must not sleep or allocate. The device reports exactly
+ *		one terminal event for it through retire_engine_complete(), or,
+ *		completing inline before @start returns, through
+ *		retire_engine_complete_locked(). The report gives @job back:
+ *		the core may hand it to another start() at once, even before
+ *		the call that reported returns, so the device touches nothing
+ *		of @job after reporting, and its timers and work items must
+ *		bear being armed again while their last run is still returning
+ *		(hrtimers and work items do).
+ * @try_stop:	a cancel asks to stop @job. Called under the context lock.
+ *		Return true if the device stopped it before touching anything
+ *		more and will report nothing (the caller then ends the request
+ *		as cancelled); false if it is running: it may still stop
+ *		early, reporting a cancelled terminal event itself.
+ * @job_size:	bytes of a job, struct retire_slot first. The job table
+ *		holds one per request that may be active, not one per request.
+ * @job_init:	one-time set-up of a new job
+ * @job_fini:	undo @job_init (may sleep): waits for any timer or work item
+ *		of the job's last run
  */
 struct retire_engine_ops {
-	void (*start)(struct retire_ctx *ctx, u32 idx,
+	void (*start)(struct retire_ctx *ctx, void *job,
 		      const struct retire_engine_work *w);
-	bool (*try_stop)(struct retire_ctx *ctx, u32 idx);
-	void (*quiesce)(struct retire_ctx *ctx, u32 idx);
+	bool (*try_stop)(struct retire_ctx *ctx, void *job);
 	size_t job_size;
 	void (*job_init)(void *job, void *ctx);
 	void (*job_fini)(void *job);

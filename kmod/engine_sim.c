@@ -52,8 +52,8 @@ enum retire_sim_state {
 };
 
 /**
- * struct retire_sim_job - the sim device's state for one request slot
- * @slot:	slot header (the job table is indexed like the requests)
+ * struct retire_sim_job - the sim device's state for one active request
+ * @slot:	slot header (the context's job table)
  * @timer:	latency and tick timer
  * @work:	the transfer
  * @node:	on retire_sim.jobs while not IDLE
@@ -68,8 +68,6 @@ enum retire_sim_state {
  * @fail:	this activation is one fail_every picked
  * @violate:	attempt one access outside the device-access flags
  * @bw_node:	in retire_sim.bw_waiters while waiting for bandwidth
- * @armed:	its timer was armed since the last quiesce (an inline job
- *		never arms it, so there is nothing to wait for)
  *
  * Everything but @w's buffer contents is protected by retire_sim.lock.
  */
@@ -89,7 +87,6 @@ struct retire_sim_job {
 	bool fail;
 	bool violate;
 	struct list_head bw_node;
-	bool armed;
 };
 
 static struct {
@@ -102,6 +99,11 @@ static struct {
 	u64 submit_attempts;		/* protected by @lock */
 	struct retire_bucket bucket;	/* protected by @lock */
 	struct list_head bw_waiters;	/* protected by @lock, FIFO */
+	/*
+	 * the longest job that moves inline without the lock: 0 unless the
+	 * config lets jobs move inline and counts no activations
+	 */
+	u64 inline_max;			/* written under @lock */
 } retire_sim;
 
 #define RETIRE_SIM_MAX_BURST	(16ULL << 30)
@@ -262,11 +264,6 @@ u64 retire_sim_fnv1a(u64 hash, const u8 *p, size_t len)
 }
 EXPORT_SYMBOL_IF_KUNIT(retire_sim_fnv1a);
 
-static struct retire_sim_job *retire_sim_job(struct retire_ctx *ctx, u32 idx)
-{
-	return retire_slot_get(&ctx->jobs, idx);
-}
-
 /* an access the request's device-access flags do not allow */
 static bool retire_sim_may(struct retire_sim_job *job, u32 access)
 {
@@ -342,7 +339,6 @@ static void retire_sim_arm_locked(struct retire_sim_job *job, u64 ns)
 {
 	lockdep_assert_held(&retire_sim.lock);
 	job->state = RETIRE_SIM_ARMED;
-	job->armed = true;
 	hrtimer_start(&job->timer, ns_to_ktime(ns), HRTIMER_MODE_REL);
 }
 
@@ -486,6 +482,20 @@ static bool retire_sim_inline_locked(const struct retire_sim_config *cfg,
 	       w->len <= RETIRE_SIM_INLINE_MAX;
 }
 
+/* what retire_sim.inline_max is under @cfg */
+static u64 retire_sim_inline_max(const struct retire_sim_config *cfg)
+{
+	if (!(cfg->flags & RETIRE_SIM_F_INLINE) ||
+	    cfg->flags & (RETIRE_SIM_F_BLOCKED | RETIRE_SIM_F_HANG |
+			  RETIRE_SIM_F_VIOLATE) ||
+	    cfg->latency_ns || cfg->finish_ns || cfg->rate_bps ||
+	    cfg->fail_every)
+		return 0;
+	if (cfg->bytes_per_tick)
+		return min_t(u64, cfg->bytes_per_tick, RETIRE_SIM_INLINE_MAX);
+	return RETIRE_SIM_INLINE_MAX;
+}
+
 /*
  * The null device: the whole range moves now, in the submitter's context
  * and under its context lock (which is why the length is bounded), and
@@ -510,15 +520,29 @@ static void retire_sim_run_inline(struct retire_ctx *ctx,
 	retire_engine_complete_locked(ctx, job->w.handle, &res);
 }
 
-static void retire_sim_start(struct retire_ctx *ctx, u32 idx,
+static void retire_sim_start(struct retire_ctx *ctx, void *j,
 			     const struct retire_engine_work *w)
 {
-	struct retire_sim_job *job = retire_sim_job(ctx, idx);
+	struct retire_sim_job *job = j;
 	const struct retire_sim_config *cfg = &retire_sim.cfg;
 	unsigned long flags;
 	bool now;
 
 	lockdep_assert_held(&ctx->lock);
+	/*
+	 * The null device's common case takes no engine-wide lock: the config
+	 * publishes how long a job may be to move inline (0 while it counts
+	 * activations for fail_every, or forbids inline work). A config set
+	 * meanwhile takes effect at the next activation either way.
+	 */
+	if (w->len <= READ_ONCE(retire_sim.inline_max)) {
+		job->w = *w;
+		job->done = 0;
+		job->checksum = RETIRE_FNV_BASIS;
+		job->fail = false;
+		retire_sim_run_inline(ctx, job);
+		return;
+	}
 	spin_lock_irqsave(&retire_sim.lock, flags);
 	if (WARN_ON_ONCE(job->state != RETIRE_SIM_IDLE)) {
 		spin_unlock_irqrestore(&retire_sim.lock, flags);
@@ -544,9 +568,9 @@ static void retire_sim_start(struct retire_ctx *ctx, u32 idx,
 		retire_sim_run_inline(ctx, job);
 }
 
-static bool retire_sim_try_stop(struct retire_ctx *ctx, u32 idx)
+static bool retire_sim_try_stop(struct retire_ctx *ctx, void *j)
 {
-	struct retire_sim_job *job = retire_sim_job(ctx, idx);
+	struct retire_sim_job *job = j;
 	unsigned long flags;
 	bool stopped = false;
 
@@ -572,23 +596,6 @@ out:
 	return stopped;
 }
 
-static void retire_sim_quiesce(struct retire_ctx *ctx, u32 idx)
-{
-	struct retire_sim_job *job = retire_sim_job(ctx, idx);
-
-	/*
-	 * The request has retired, so the job reported: only its timer
-	 * callback or work item could still be on their way out, and neither
-	 * exists unless the timer was armed. The flag is set under
-	 * retire_sim.lock before the report the retirement followed.
-	 */
-	if (!READ_ONCE(job->armed))
-		return;
-	hrtimer_cancel(&job->timer);
-	cancel_work_sync(&job->work);
-	WRITE_ONCE(job->armed, false);
-}
-
 static void retire_sim_job_init(void *obj, void *ctx)
 {
 	struct retire_sim_job *job = obj;
@@ -605,6 +612,7 @@ static void retire_sim_job_fini(void *obj)
 {
 	struct retire_sim_job *job = obj;
 
+	/* the job reported: only its last timer or work run may be returning */
 	hrtimer_cancel(&job->timer);
 	cancel_work_sync(&job->work);
 }
@@ -612,7 +620,6 @@ static void retire_sim_job_fini(void *obj)
 const struct retire_engine_ops retire_sim_ops = {
 	.start		= retire_sim_start,
 	.try_stop	= retire_sim_try_stop,
-	.quiesce	= retire_sim_quiesce,
 	.job_size	= sizeof(struct retire_sim_job),
 	.job_init	= retire_sim_job_init,
 	.job_fini	= retire_sim_job_fini,
@@ -656,6 +663,7 @@ int retire_sim_set_config(const struct retire_sim_config *cfg)
 	spin_lock_irq(&retire_sim.lock);
 	retire_sim.cfg = *cfg;
 	retire_sim.cfg.op = 0;
+	WRITE_ONCE(retire_sim.inline_max, retire_sim_inline_max(cfg));
 	/* the ordinals count from the new config on */
 	retire_sim.activations = 0;
 	retire_sim.submit_attempts = 0;

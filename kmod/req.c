@@ -31,32 +31,8 @@
 #include "req.h"
 #include "stats.h"
 
-/**
- * retire_req_slot_init() - one-time set-up of a new request slot
- * @obj:	the request
- * @ctx:	its context
- */
-void retire_req_slot_init(void *obj, void *ctx)
-{
-	struct retire_req *req = obj;
-
-	req->ctx = ctx;
-	INIT_LIST_HEAD(&req->ready_node);
-	INIT_LIST_HEAD(&req->wait_node);
-	INIT_LIST_HEAD(&req->active_node);
-	retire_deadline_init(req);
-}
-
-/**
- * retire_req_slot_fini() - undo retire_req_slot_init() before freeing
- * @obj: the request
- */
-void retire_req_slot_fini(void *obj)
-{
-	struct retire_req *req = obj;
-
-	hrtimer_cancel(&req->deadline);
-}
+/* a request is two cache lines: 64 of them fill an 8 KiB chunk exactly */
+static_assert(sizeof(struct retire_req) <= 128);
 
 static void retire_req_unquarantine_locked(struct retire_ctx *ctx,
 					   struct retire_req *req);
@@ -64,6 +40,11 @@ static void retire_req_unquarantine_locked(struct retire_ctx *ctx,
 static u32 retire_req_idx(const struct retire_req *req)
 {
 	return retire_handle_slot(req->handle);
+}
+
+static struct retire_req *retire_req_at(struct retire_ctx *ctx, u32 idx)
+{
+	return retire_slot_get(&ctx->reqs, idx);
 }
 
 /**
@@ -77,10 +58,19 @@ static u32 retire_req_idx(const struct retire_req *req)
 void retire_req_queue_locked(struct retire_ctx *ctx, struct retire_req *req,
 			     u8 pend)
 {
+	u32 idx = retire_req_idx(req);
+
 	lockdep_assert_held(&ctx->lock);
 	req->pending |= pend;
-	if (list_empty(&req->ready_node))
-		list_add_tail(&req->ready_node, &ctx->ready);
+	if (!req->on_ready) {
+		req->on_ready = true;
+		req->ready_next = RETIRE_SLOT_NONE;
+		if (ctx->ready_tail == RETIRE_SLOT_NONE)
+			WRITE_ONCE(ctx->ready_head, idx);
+		else
+			retire_req_at(ctx, ctx->ready_tail)->ready_next = idx;
+		ctx->ready_tail = idx;
+	}
 	if (ctx->closed)
 		retire_ctx_kick_reaper(ctx);
 	/* the barrier orders the list_add before the check; waiters pair */
@@ -108,8 +98,13 @@ void retire_req_end_logical_locked(struct retire_ctx *ctx,
 	retire_stat_hist(&ctx->stats, RETIRE_HIST_LOGICAL, req->t_admit, now);
 }
 
+/*
+ * Hand @req to the device with a job from the context's table: one is
+ * kept free for every request that may start (retire_jobs_reserve()), and
+ * retire_may_activate_locked() said there is one.
+ */
 static void retire_req_activate_locked(struct retire_ctx *ctx,
-				       struct retire_req *req)
+				       struct retire_req *req, ktime_t now)
 {
 	struct retire_engine_work w = {
 		.handle = req->handle,
@@ -119,12 +114,16 @@ static void retire_req_activate_locked(struct retire_ctx *ctx,
 		.dev_flags = req->dev_flags,
 		.user_data = req->user_data,
 	};
+	void *job;
+	u64 jh;
 
 	lockdep_assert_held(&ctx->lock);
+	job = retire_slot_alloc_locked(&ctx->jobs, &jh);
+	req->job = retire_handle_slot(jh);
 	req->state = RETIRE_REQ_ACTIVE;
 	ctx->active++;
-	retire_watchdog_arm(req);
-	ctx->engine->start(ctx, retire_req_idx(req), &w);
+	retire_watchdog_arm(ctx, req, now);
+	ctx->engine->start(ctx, job, &w);
 }
 
 /* may a request with @key start now? */
@@ -136,8 +135,11 @@ static bool retire_may_activate_locked(struct retire_ctx *ctx, u64 key)
 	lockdep_assert_held(&ctx->lock);
 	if (ctx->active >= ctx->limits.max_active)
 		return false;
+	/* retire_jobs_reserve() keeps a job for every request that may start */
+	if (WARN_ON_ONCE(!ctx->jobs.nfree))
+		return false;
 	/* O(active): bounded by max_active, and allocation-free */
-	list_for_each_entry(req, &ctx->active_list, active_node)
+	list_for_each_entry(req, &ctx->active_list, node)
 		if (req->key == key && ++same >= ctx->limits.max_active_per_key)
 			return false;
 	return true;
@@ -149,7 +151,7 @@ static bool retire_may_activate_locked(struct retire_ctx *ctx, u64 key)
  * behind it. Activation edits nothing but the one entry it takes off the
  * list, so the saved next entry stays valid.
  */
-static void retire_activate_waiting_locked(struct retire_ctx *ctx)
+static void retire_activate_waiting_locked(struct retire_ctx *ctx, ktime_t now)
 {
 	struct retire_req *req, *tmp;
 
@@ -168,17 +170,56 @@ static void retire_activate_waiting_locked(struct retire_ctx *ctx)
 	ctx->activating = true;
 	do {
 		ctx->activate_again = false;
-		list_for_each_entry_safe(req, tmp, &ctx->waiting, wait_node) {
+		list_for_each_entry_safe(req, tmp, &ctx->waiting, node) {
 			if (ctx->active >= ctx->limits.max_active)
 				break;
 			if (!retire_may_activate_locked(ctx, req->key))
 				continue;
-			list_del_init(&req->wait_node);
+			list_del(&req->node);
 			ctx->waiting_nr--;
-			retire_req_activate_locked(ctx, req);
+			retire_req_activate_locked(ctx, req, now);
 		}
 	} while (ctx->activate_again);
 	ctx->activating = false;
+}
+
+/*
+ * Jobs to keep free so that every request that may start finds one: as
+ * many as may be active at once, min(@max_active, active + waiting +
+ * @extra), less those active requests hold.
+ */
+static u32 retire_jobs_wanted_locked(struct retire_ctx *ctx, u32 max_active,
+				     u32 extra)
+{
+	u64 may = min_t(u64, max_active,
+			(u64)ctx->active + ctx->waiting_nr + extra);
+
+	lockdep_assert_held(&ctx->lock);
+	return may > ctx->active ? may - ctx->active : 0;
+}
+
+/**
+ * retire_jobs_reserve() - jobs for every request that may start
+ * @ctx:	the context; the caller holds ctx->mutex, not its lock
+ * @max_active:	the bound on active requests to reserve for
+ * @extra:	requests about to be admitted
+ *
+ * The job table grows only here, outside the lock, so activation (which
+ * also happens on the completion path) never allocates. It holds as many
+ * jobs as were ever wanted at once: at most the module's max_active cap,
+ * however many requests are unretired.
+ *
+ * Return: 0 or -ENOMEM.
+ */
+int retire_jobs_reserve(struct retire_ctx *ctx, u32 max_active, u32 extra)
+{
+	u32 want;
+
+	lockdep_assert_held(&ctx->mutex);
+	spin_lock_irq(&ctx->lock);
+	want = retire_jobs_wanted_locked(ctx, max_active, extra);
+	spin_unlock_irq(&ctx->lock);
+	return retire_slot_reserve(&ctx->jobs, &ctx->lock, want);
 }
 
 /**
@@ -195,9 +236,9 @@ u32 retire_active_per_key_max_locked(struct retire_ctx *ctx)
 	u32 most = 0, same;
 
 	lockdep_assert_held(&ctx->lock);
-	list_for_each_entry(a, &ctx->active_list, active_node) {
+	list_for_each_entry(a, &ctx->active_list, node) {
 		same = 0;
-		list_for_each_entry(b, &ctx->active_list, active_node)
+		list_for_each_entry(b, &ctx->active_list, node)
 			same += b->key == a->key;
 		most = max(most, same);
 	}
@@ -216,7 +257,7 @@ void retire_ctx_limits_changed_locked(struct retire_ctx *ctx,
 {
 	lockdep_assert_held(&ctx->lock);
 	ctx->limits = *l;
-	retire_activate_waiting_locked(ctx);
+	retire_activate_waiting_locked(ctx, ktime_get());
 }
 
 /**
@@ -235,25 +276,24 @@ void retire_req_terminate_locked(struct retire_ctx *ctx,
 
 	lockdep_assert_held(&ctx->lock);
 	if (req->state == RETIRE_REQ_ACTIVE) {
+		/* the report gives the job back: the next start may take it */
+		struct retire_slot *job = retire_slot_get(&ctx->jobs, req->job);
+
+		retire_slot_kill_locked(&ctx->jobs, job);
+		retire_slot_release_locked(&ctx->jobs, job, req->job);
 		ctx->active--;
-		list_del_init(&req->active_node);
 	} else {
-		list_del_init(&req->wait_node);
 		ctx->waiting_nr--;
 	}
+	list_del(&req->node);
+	retire_deadline_disarm(ctx, req);
+
+	/* from here the request's memory holds what the terminal event says */
 	req->state = RETIRE_REQ_TERMINATED;
 	req->t_terminal = now;
-	retire_stat_add(&ctx->stats, RETIRE_ST_DEVICE, -1);
-	/*
-	 * The device's own terminal event is the evidence quarantine waited
-	 * for: no access follows it, so the request may retire like any
-	 * other (and its context admit again) without an engine reset.
-	 */
-	if (req->quarantined)
-		retire_req_unquarantine_locked(ctx, req);
-	if (!req->quarantined)
-		req->buf->state = RETIRE_BUF_HELD;
-
+	req->tokens = 0;
+	req->result_len = 0;
+	req->checksum = 0;
 	if (res->cancelled) {
 		req->outcome = RETIRE_OUTCOME_CANCELLED;
 		req->error = -ECANCELED;
@@ -266,15 +306,24 @@ void retire_req_terminate_locked(struct retire_ctx *ctx,
 		req->outcome = RETIRE_OUTCOME_COMPLETED;
 		req->error = 0;
 		req->result_len = res->transferred;
-		req->checksum = req->dev_flags & RETIRE_DEV_READ ?
-				res->checksum : 0;
+		if (req->dev_flags & RETIRE_DEV_READ)
+			req->checksum = res->checksum;
 		retire_stat_inc(&ctx->stats, RETIRE_ST_COMPLETED);
 	}
-	/* a running timer callback finds TERMINATED and does nothing */
-	hrtimer_try_to_cancel(&req->deadline);
+	retire_stat_add(&ctx->stats, RETIRE_ST_DEVICE, -1);
+	/*
+	 * The device's own terminal event is the evidence quarantine waited
+	 * for: no access follows it, so the request may retire like any
+	 * other (and its context admit again) without an engine reset.
+	 */
+	if (req->quarantined)
+		retire_req_unquarantine_locked(ctx, req);
+	if (!req->quarantined)
+		req->buf->state = RETIRE_BUF_HELD;
+
 	retire_req_end_logical_locked(ctx, req, now);
 	retire_req_queue_locked(ctx, req, RETIRE_PEND_TERMINAL);
-	retire_activate_waiting_locked(ctx);
+	retire_activate_waiting_locked(ctx, now);
 }
 
 /**
@@ -356,6 +405,31 @@ void retire_engine_complete_locked(struct retire_ctx *ctx, u64 handle,
 		retire_req_terminate_locked(ctx, req, res);
 }
 
+/* d = 0, the terminal record consumed, no borrow token out, not quarantined */
+static bool retire_req_may_retire(const struct retire_req *req)
+{
+	return req->state == RETIRE_REQ_TERMINATED && req->consumed &&
+	       !req->tokens && !req->quarantined;
+}
+
+/* retire a request that may: @now is the time of it */
+static void retire_req_retire_locked(struct retire_ctx *ctx,
+				     struct retire_req *req, ktime_t now)
+{
+	lockdep_assert_held(&ctx->lock);
+	req->state = RETIRE_REQ_RETIRED;
+	req->buf->state = RETIRE_BUF_FREE;
+	req->buf = NULL;
+	ctx->unretired--;
+	ctx->reserved_bytes -= req->len;
+	retire_stat_inc(&ctx->stats, RETIRE_ST_RETIRED);
+	retire_stat_add(&ctx->stats, RETIRE_ST_PHYSICAL, -1);
+	retire_stat_owned(&ctx->stats, -(s64)req->len);
+	retire_stat_hist(&ctx->stats, RETIRE_HIST_PHYSICAL, req->t_admit, now);
+	retire_slot_kill_locked(&ctx->reqs, &req->slot);
+	retire_req_queue_locked(ctx, req, RETIRE_PEND_RETIRED);
+}
+
 /**
  * retire_req_try_retire_locked() - retire if nothing may touch the buffer
  * @ctx:	the context
@@ -370,22 +444,8 @@ void retire_req_try_retire_locked(struct retire_ctx *ctx,
 				  struct retire_req *req)
 {
 	lockdep_assert_held(&ctx->lock);
-	if (req->state != RETIRE_REQ_TERMINATED || !req->consumed ||
-	    req->tokens || req->quarantined)
-		return;
-
-	req->state = RETIRE_REQ_RETIRED;
-	req->buf->state = RETIRE_BUF_FREE;
-	req->buf = NULL;
-	ctx->unretired--;
-	ctx->reserved_bytes -= req->len;
-	retire_stat_inc(&ctx->stats, RETIRE_ST_RETIRED);
-	retire_stat_add(&ctx->stats, RETIRE_ST_PHYSICAL, -1);
-	retire_stat_owned(&ctx->stats, -(s64)req->len);
-	retire_stat_hist(&ctx->stats, RETIRE_HIST_PHYSICAL, req->t_admit,
-			 ktime_get());
-	retire_slot_kill_locked(&ctx->reqs, &req->slot);
-	retire_req_queue_locked(ctx, req, RETIRE_PEND_RETIRED);
+	if (retire_req_may_retire(req))
+		retire_req_retire_locked(ctx, req, ktime_get());
 }
 EXPORT_SYMBOL_IF_KUNIT(retire_req_try_retire_locked);
 
@@ -430,6 +490,7 @@ static int retire_refuse_locked(struct retire_ctx *ctx, int err,
  */
 int retire_submit_one(struct retire_ctx *ctx, struct retire_sqe *sqe)
 {
+	struct retire_deadline *dl = NULL;
 	struct retire_buf *buf;
 	struct retire_req *req;
 	bool activate;
@@ -446,13 +507,27 @@ int retire_submit_one(struct retire_ctx *ctx, struct retire_sqe *sqe)
 	}
 	ret = retire_sqe_check(sqe);
 	if (!ret)
-		ret = retire_slot_reserve(&ctx->reqs, &ctx->lock, &ctx->jobs);
+		ret = retire_deadline_new(sqe->deadline_ns, &dl);
 
 	spin_lock_irq(&ctx->lock);
 	if (ctx->quarantined) {
 		ret = retire_refuse_locked(ctx, -ENOTRECOVERABLE,
 					   RETIRE_ST_REFUSED_QUARANTINE);
 		goto out_unlock;
+	}
+	/*
+	 * A request slot and a job for every request that may start are
+	 * there almost always; when not, they are allocated outside the lock
+	 * and the checks below run on what the context is then.
+	 */
+	if (!ret && ((!ctx->reqs.nfree && ctx->reqs.nr < ctx->reqs.max) ||
+		     ctx->jobs.nfree < retire_jobs_wanted_locked(ctx,
+								 ctx->limits.max_active,
+								 1))) {
+		spin_unlock_irq(&ctx->lock);
+		ret = retire_slot_reserve(&ctx->reqs, &ctx->lock, 1) ?:
+		      retire_jobs_reserve(ctx, ctx->limits.max_active, 1);
+		spin_lock_irq(&ctx->lock);
 	}
 	if (ret) {
 		ret = retire_refuse_locked(ctx, ret, RETIRE_ST_REFUSED);
@@ -495,31 +570,18 @@ int retire_submit_one(struct retire_ctx *ctx, struct retire_sqe *sqe)
 		goto out_unlock;
 	}
 
+	req->flags = 0;
+	req->dev_flags = sqe->dev_flags;
+	req->auto_retire = !!(sqe->flags & RETIRE_SQE_F_AUTO_RETIRE);
+	req->pending = 0;
+	req->outcome = 0;
 	req->handle = handle;
 	req->user_data = sqe->user_data;
 	req->key = sqe->key;
 	req->offset = sqe->offset;
 	req->len = sqe->len;
-	req->dev_flags = sqe->dev_flags;
-	req->deadline_ns = sqe->deadline_ns;
 	req->buf = buf;
-	req->pending = 0;
-	req->timed_out = false;
-	req->cancel_requested = false;
-	req->logical_done = false;
-	req->terminal_read = false;
-	req->consumed = false;
-	req->auto_retire = sqe->flags & RETIRE_SQE_F_AUTO_RETIRE;
-	req->quarantined = false;
-	req->tokens = 0;
-	req->outcome = 0;
-	req->error = 0;
-	req->result_len = 0;
-	req->checksum = 0;
-	req->ack_error = 0;
-	req->ack_flags = 0;
-	req->epoch = retire_epoch_of_locked(ctx, sqe->key);
-	req->authority = ctx->authority;
+	req->intent = ctx->intent;
 	req->t_admit = ktime_get();
 	buf->state = RETIRE_BUF_ATTACHED;
 	buf->last_used = ++ctx->lru_tick;
@@ -531,12 +593,13 @@ int retire_submit_one(struct retire_ctx *ctx, struct retire_sqe *sqe)
 	retire_stat_inc(&ctx->stats, RETIRE_ST_DEVICE);
 	retire_stat_owned(&ctx->stats, sqe->len);
 
-	retire_deadline_arm(req);
+	retire_deadline_arm(ctx, req, dl, sqe->deadline_ns);
+	dl = NULL;
 	if (activate) {
-		retire_req_activate_locked(ctx, req);
+		retire_req_activate_locked(ctx, req, req->t_admit);
 	} else {
 		req->state = RETIRE_REQ_WAITING;
-		list_add_tail(&req->wait_node, &ctx->waiting);
+		list_add_tail(&req->node, &ctx->waiting);
 		ctx->waiting_nr++;
 	}
 	spin_unlock_irq(&ctx->lock);
@@ -546,6 +609,7 @@ int retire_submit_one(struct retire_ctx *ctx, struct retire_sqe *sqe)
 
 out_unlock:
 	spin_unlock_irq(&ctx->lock);
+	retire_deadline_free(dl);
 	return ret;
 }
 EXPORT_SYMBOL_IF_KUNIT(retire_submit_one);
@@ -596,24 +660,6 @@ u32 retire_req_cqe_flags(const struct retire_req *req)
 }
 
 /**
- * retire_epoch_of_locked() - a key's current epoch
- * @ctx:	the context
- * @key:	the key
- *
- * Return: its epoch; 0 for a key never bumped.
- */
-u64 retire_epoch_of_locked(const struct retire_ctx *ctx, u64 key)
-{
-	u32 i;
-
-	lockdep_assert_held(&ctx->lock);
-	for (i = 0; i < ctx->nr_epochs; i++)
-		if (ctx->epochs[i].key == key)
-			return ctx->epochs[i].epoch;
-	return 0;
-}
-
-/**
  * retire_req_publishable_locked() - the publication predicate
  * @ctx:	the context
  * @req:	a request whose device succeeded
@@ -622,16 +668,26 @@ u64 retire_epoch_of_locked(const struct retire_ctx *ctx, u64 key)
  * finished: intent may have changed in between.
  *
  * Return: true if it may be published as completed: no cancel named it,
- * and its key's epoch and the context's authority are still those it was
- * admitted under.
+ * its key was not bumped and the context's authority was not revoked
+ * since it was admitted.
  */
 bool retire_req_publishable_locked(const struct retire_ctx *ctx,
 				   const struct retire_req *req)
 {
+	u32 i;
+
 	lockdep_assert_held(&ctx->lock);
-	return !req->cancel_requested &&
-	       req->epoch == retire_epoch_of_locked(ctx, req->key) &&
-	       req->authority == ctx->authority;
+	if (req->cancel_requested)
+		return false;
+	/* the common case: intent has not moved since admission */
+	if (req->intent == ctx->intent)
+		return true;
+	if (ctx->revoked_at > req->intent)
+		return false;
+	for (i = 0; i < ctx->nr_epochs; i++)
+		if (ctx->epochs[i].key == req->key)
+			return ctx->epochs[i].bumped_at <= req->intent;
+	return true;
 }
 EXPORT_SYMBOL_IF_KUNIT(retire_req_publishable_locked);
 
@@ -714,11 +770,18 @@ static void retire_req_fill_cqe(const struct retire_ctx *ctx,
 		cqe->flags |= RETIRE_CQE_F_OUTSTANDING;
 		break;
 	case RETIRE_PEND_CANCEL_ACK:
+		/* what the first cancel found, as it found it */
 		cqe->type = RETIRE_REC_CANCEL_ACK;
-		cqe->outcome = req->ack_error ? RETIRE_OUTCOME_OUTSTANDING_WORK :
-						RETIRE_OUTCOME_CANCEL_REQUESTED;
-		cqe->error = req->ack_error;
-		cqe->flags = req->ack_flags;
+		cqe->flags = RETIRE_CQE_F_CANCEL_REQUESTED;
+		if (req->ack_timed_out)
+			cqe->flags |= RETIRE_CQE_F_TIMED_OUT;
+		if (req->ack_already) {
+			cqe->outcome = RETIRE_OUTCOME_OUTSTANDING_WORK;
+			cqe->error = -EALREADY;
+			cqe->flags |= RETIRE_CQE_F_OUTSTANDING;
+		} else {
+			cqe->outcome = RETIRE_OUTCOME_CANCEL_REQUESTED;
+		}
 		break;
 	case RETIRE_PEND_QUARANTINE:
 		cqe->type = RETIRE_REC_QUARANTINE;
@@ -755,24 +818,35 @@ static void retire_req_fill_cqe(const struct retire_ctx *ctx,
  */
 bool retire_records_ready(struct retire_ctx *ctx)
 {
-	return !list_empty(&ctx->ready);
+	return READ_ONCE(ctx->ready_head) != RETIRE_SLOT_NONE;
 }
 
 /*
  * The record was handed over: drop it, and act on what reading it means.
- * Returns with the lock held; may drop it to wait for a retired slot's
- * timer and device work before the slot is reused.
+ * @prev is the request before @req on the ready list (RETIRE_SLOT_NONE
+ * for the head). Returns true if @req left the list (it may have joined it
+ * again at the tail, owing a RETIRED record).
  */
-static void retire_record_commit(struct retire_ctx *ctx,
+static bool retire_record_commit(struct retire_ctx *ctx,
 				 struct retire_req *req, u8 bit,
-				 const struct retire_cqe *cqe)
-	__must_hold(&ctx->lock)
+				 const struct retire_cqe *cqe, u32 prev,
+				 ktime_t now)
 {
 	u32 idx = retire_req_idx(req);
+	bool left = false;
 
+	lockdep_assert_held(&ctx->lock);
 	req->pending &= ~bit;
-	if (!req->pending)
-		list_del_init(&req->ready_node);
+	if (!req->pending) {
+		if (prev == RETIRE_SLOT_NONE)
+			WRITE_ONCE(ctx->ready_head, req->ready_next);
+		else
+			retire_req_at(ctx, prev)->ready_next = req->ready_next;
+		if (ctx->ready_tail == idx)
+			ctx->ready_tail = prev;
+		req->on_ready = false;
+		left = true;
+	}
 
 	if (bit == RETIRE_PEND_TERMINAL) {
 		if (cqe->outcome == RETIRE_OUTCOME_COMPLETED)
@@ -781,23 +855,22 @@ static void retire_record_commit(struct retire_ctx *ctx,
 			retire_ctx_stale_locked(ctx, RETIRE_ST_STALE_PUBLISHED);
 		req->terminal_read = true;
 		retire_stat_hist(&ctx->stats, RETIRE_HIST_CQ_WAIT,
-				 req->t_terminal, ktime_get());
+				 req->t_terminal, now);
 		if (ctx->closed || req->auto_retire) {
 			/*
 			 * The reaper consumes for an owner that is gone; an
 			 * AUTO_RETIRE request is consumed by this read.
 			 */
 			req->consumed = true;
-			retire_req_try_retire_locked(ctx, req);
+			if (retire_req_may_retire(req))
+				retire_req_retire_locked(ctx, req, now);
 		}
 	} else if (bit == RETIRE_PEND_RETIRED) {
-		spin_unlock_irq(&ctx->lock);
-		hrtimer_cancel(&req->deadline);
-		ctx->engine->quiesce(ctx, idx);
-		spin_lock_irq(&ctx->lock);
+		/* its job went back at the terminal event: the slot is free */
 		req->state = RETIRE_REQ_FREE;
 		retire_slot_release_locked(&ctx->reqs, &req->slot, idx);
 	}
+	return left;
 }
 
 /* records one pass of __retire_records_take() hands over without a stage */
@@ -820,8 +893,10 @@ static int __retire_records_take(struct retire_ctx *ctx, bool to_user,
 	struct retire_cqe local[RETIRE_STAGE_MIN], *stage = local;
 	struct retire_req *reqs[RETIRE_STAGE_MIN], **rq = reqs;
 	unsigned int cap = RETIRE_STAGE_MIN, n = 0, m, i;
-	struct retire_req *req;
+	struct retire_req *req = NULL;
 	u8 bits[RETIRE_SUBMIT_MAX];
+	u32 idx, prev;
+	ktime_t now;
 
 	lockdep_assert_held(&ctx->mutex);
 	if (nr > RETIRE_STAGE_MIN) {
@@ -841,9 +916,12 @@ static int __retire_records_take(struct retire_ctx *ctx, bool to_user,
 	while (n < nr) {
 		m = 0;
 		spin_lock_irq(&ctx->lock);
-		list_for_each_entry(req, &ctx->ready, ready_node) {
-			u8 p = req->pending;
+		for (idx = ctx->ready_head; idx != RETIRE_SLOT_NONE;
+		     idx = req->ready_next) {
+			u8 p;
 
+			req = retire_req_at(ctx, idx);
+			p = req->pending;
 			while (p && m < min(cap, nr - n)) {
 				rq[m] = req;
 				bits[m] = p & -p;
@@ -864,9 +942,21 @@ static int __retire_records_take(struct retire_ctx *ctx, bool to_user,
 		if (k)
 			memcpy(&k[n], stage, m * sizeof(*stage));
 
+		/*
+		 * The requests of the pass are still the head of the list, in
+		 * order: the list only grew at its tail meanwhile. A request
+		 * that stays is the one before the next.
+		 */
 		spin_lock_irq(&ctx->lock);
-		for (i = 0; i < m; i++)
-			retire_record_commit(ctx, rq[i], bits[i], &stage[i]);
+		prev = RETIRE_SLOT_NONE;
+		now = ktime_get();
+		for (i = 0; i < m; i++) {
+			req = rq[i];
+			if (!retire_record_commit(ctx, req, bits[i], &stage[i],
+						  prev, now) &&
+			    (i + 1 == m || rq[i + 1] != req))
+				prev = retire_req_idx(req);
+		}
 		spin_unlock_irq(&ctx->lock);
 		n += m;
 	}

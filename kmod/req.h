@@ -2,7 +2,6 @@
 #ifndef _RETIRE_REQ_H
 #define _RETIRE_REQ_H
 
-#include <linux/hrtimer.h>
 #include <linux/ktime.h>
 #include <linux/list.h>
 #include <linux/types.h>
@@ -36,19 +35,16 @@ enum retire_req_state {
 #define RETIRE_PEND_TERMINAL	BIT(3)
 #define RETIRE_PEND_RETIRED	BIT(4)
 
+struct retire_deadline;
+
 /**
  * struct retire_req - one asynchronous device operation
  * @slot:	slot header (RETIRE_KIND_REQ)
- * @ctx:	the owning context, fixed when the slot is created
- * @handle:	this incarnation's handle (kept for the RETIRED record)
- * @user_data:	from the submitter
- * @key:	from the submitter
- * @offset:	range start in @buf
- * @len:	range length, reserved from admission to retirement
- * @dev_flags:	RETIRE_DEV_*
- * @buf:	the attached buffer, until retirement
  * @state:	enum retire_req_state
  * @pending:	RETIRE_PEND_* records not yet read
+ * @outcome:	RETIRE_OUTCOME_* of the terminal event
+ * @flags:	every one-bit field below at once, to clear them at admission
+ * @dev_flags:	RETIRE_DEV_*
  * @timed_out:	the deadline expired before the terminal event
  * @cancel_requested: a cancel named it
  * @logical_done: logically outstanding ended (first of terminal, timeout,
@@ -56,68 +52,88 @@ enum retire_req_state {
  * @terminal_read: the reader has the TERMINAL record: the owner may retire
  * @consumed:	the owner retired it (or the reaper did, after close)
  * @auto_retire: RETIRE_SQE_F_AUTO_RETIRE: reading TERMINAL consumes it
- * @tokens:	borrow tokens out
- * @outcome:	RETIRE_OUTCOME_* of the terminal event
- * @error:	its -errno
+ * @quarantined: the watchdog fired: the buffer stays until an engine reset
+ *		or the device's own terminal event
+ * @ack_already: the first cancel found it running (its CANCEL_ACK carries
+ *		-EALREADY and OUTSTANDING)
+ * @ack_timed_out: its deadline had expired when the first cancel came
+ * @on_ready:	on the context's ready list
+ * @job:	the engine's job slot while ACTIVE
+ * @ready_next:	the next request on the ready list (a slot index)
+ * @handle:	this incarnation's handle (kept for the RETIRED record)
+ * @user_data:	from the submitter
+ * @key:	from the submitter
+ * @offset:	range start in @buf
+ * @len:	range length, reserved from admission to retirement
+ * @buf:	the attached buffer, until retirement
+ * @t_admit:	admission time
+ * @intent:	the context's intent sequence at admission (the publication
+ *		predicate: ctx.c)
+ * @node:	WAITING: on ctx->waiting; ACTIVE: on ctx->active_list,
+ *		ordered by @watch_at
+ * @watch_at:	ACTIVE: when the device will have held it too long: the
+ *		context's timer then quarantines it
+ * @dl:		WAITING, ACTIVE: its deadline, NULL for none (cancel.c)
+ * @t_terminal:	TERMINATED on: terminal event time
  * @result_len:	bytes moved (completed only)
  * @checksum:	the device's checksum (completed DEV_READ only)
- * @ack_error:	the cancel result the CANCEL_ACK record carries
- * @ack_flags:	RETIRE_CQE_F_* at the time of the ack
- * @t_admit:	admission time
- * @t_terminal:	terminal event time
- * @ready_node:	on ctx->ready while @pending is non-zero
- * @wait_node:	on ctx->waiting while WAITING
- * @deadline:	the deadline timer (cancel.c)
- * @deadline_ns: relative deadline from the submitter, 0 for none
- * @watch_at:	when the device will have held it too long: the context's
- *		watchdog then quarantines it
- * @active_node: on ctx->active_list while ACTIVE, ordered by @watch_at
- * @quarantined: the watchdog fired: the buffer stays until an engine reset
- * @epoch:	its key's epoch at admission
- * @authority:	the context's authority at admission
+ * @error:	-errno of the terminal event
+ * @tokens:	borrow tokens out (only a TERMINATED request has any)
  *
- * Everything is protected by the context lock.
+ * Everything is protected by the context lock. What a request needs only
+ * until its terminal event and what it needs only after share memory:
+ * 128 bytes, 64 requests to an 8 KiB chunk. Requests with no deadline
+ * carry no timer; engine state lives in the engine's job only while it
+ * works.
  */
 struct retire_req {
 	struct retire_slot slot;
-	struct retire_ctx *ctx;
+	u8 state;
+	u8 pending;
+	u8 outcome;
+	union {
+		struct {
+			u16 dev_flags:2;
+			u16 timed_out:1;
+			u16 cancel_requested:1;
+			u16 logical_done:1;
+			u16 terminal_read:1;
+			u16 consumed:1;
+			u16 auto_retire:1;
+			u16 quarantined:1;
+			u16 ack_already:1;
+			u16 ack_timed_out:1;
+			u16 on_ready:1;
+		};
+		u16 flags;
+	};
+	u32 job;
+	u32 ready_next;
 	u64 handle;
 	u64 user_data;
 	u64 key;
 	u64 offset;
 	u64 len;
-	u32 dev_flags;
 	struct retire_buf *buf;
-	u8 state;
-	u8 pending;
-	bool timed_out;
-	bool cancel_requested;
-	bool logical_done;
-	bool terminal_read;
-	bool consumed;
-	bool auto_retire;
-	u32 tokens;
-	u32 outcome;
-	s32 error;
-	u64 result_len;
-	u64 checksum;
-	s32 ack_error;
-	u32 ack_flags;
 	ktime_t t_admit;
-	ktime_t t_terminal;
-	struct list_head ready_node;
-	struct list_head wait_node;
-	struct hrtimer deadline;
-	u64 deadline_ns;
-	ktime_t watch_at;
-	struct list_head active_node;
-	bool quarantined;
-	u64 epoch;
-	u64 authority;
+	u64 intent;
+	union {
+		struct {
+			struct list_head node;
+			ktime_t watch_at;
+			struct retire_deadline *dl;
+		};
+		struct {
+			ktime_t t_terminal;
+			u64 result_len;
+			u64 checksum;
+			s32 error;
+			u32 tokens;
+		};
+	};
 };
 
-void retire_req_slot_init(void *obj, void *ctx);
-void retire_req_slot_fini(void *obj);
+struct retire_req *retire_req_of(struct retire_ctx *ctx, u32 idx);
 int retire_submit_one(struct retire_ctx *ctx, struct retire_sqe *sqe);
 int retire_req_retire(struct retire_ctx *ctx, u64 handle);
 void retire_req_queue_locked(struct retire_ctx *ctx, struct retire_req *req,
@@ -141,8 +157,8 @@ void retire_ctx_unquarantine(struct retire_ctx *ctx);
 u32 retire_active_per_key_max_locked(struct retire_ctx *ctx);
 void retire_ctx_limits_changed_locked(struct retire_ctx *ctx,
 				      const struct retire_limits *l);
-u64 retire_epoch_of_locked(const struct retire_ctx *ctx, u64 key);
 bool retire_req_publishable_locked(const struct retire_ctx *ctx,
 				   const struct retire_req *req);
+int retire_jobs_reserve(struct retire_ctx *ctx, u32 max_active, u32 extra);
 
 #endif /* _RETIRE_REQ_H */

@@ -261,32 +261,27 @@ struct retire_test_job {
 
 static bool retire_test_stop_ok;
 
-static void retire_test_start(struct retire_ctx *ctx, u32 idx,
+static void retire_test_start(struct retire_ctx *ctx, void *j,
 			      const struct retire_engine_work *w)
 {
-	struct retire_test_job *job = retire_slot_get(&ctx->jobs, idx);
+	struct retire_test_job *job = j;
 
 	job->started = true;
 	job->handle = w->handle;
 }
 
-static bool retire_test_try_stop(struct retire_ctx *ctx, u32 idx)
+static bool retire_test_try_stop(struct retire_ctx *ctx, void *j)
 {
-	struct retire_test_job *job = retire_slot_get(&ctx->jobs, idx);
+	struct retire_test_job *job = j;
 
 	if (retire_test_stop_ok)
 		job->started = false;
 	return retire_test_stop_ok;
 }
 
-static void retire_test_quiesce(struct retire_ctx *ctx, u32 idx)
-{
-}
-
 static const struct retire_engine_ops retire_test_ops = {
 	.start		= retire_test_start,
 	.try_stop	= retire_test_try_stop,
-	.quiesce	= retire_test_quiesce,
 	.job_size	= sizeof(struct retire_test_job),
 };
 
@@ -609,51 +604,43 @@ static struct retire_req *retire_fix_req(struct retire_fix *f, u64 h)
 }
 
 /*
- * What a request's record says, without the hrtimer and list linkage the
- * kernel owns: an armed watchdog's rbtree node moves whenever another timer
- * on its CPU is queued, so a raw memcmp of the record is not a fact about it.
+ * What a request's record says, without the list linkage the kernel owns
+ * and read by the state that gives each field its meaning (what a request
+ * needs before its terminal event and after it share memory): a raw
+ * memcmp of the record is not a fact about it.
  */
 struct retire_req_view {
 	u64 handle, user_data, key, offset, len, result_len, checksum;
-	u64 deadline_ns, epoch, authority;
-	s64 t_admit, t_terminal, deadline_at, watchdog_at;
+	u64 intent;
+	s64 t_admit, t_terminal, watchdog_at;
 	const void *buf;
-	u32 dev_flags, tokens, outcome, ack_flags;
-	s32 error, ack_error;
+	u32 dev_flags, tokens, outcome, job;
+	s32 error;
 	u8 state, pending;
 	bool timed_out, cancel_requested, logical_done, terminal_read;
-	bool consumed, quarantined, deadline_armed, watchdog_armed;
-	bool on_ready, on_wait, on_active;
+	bool consumed, quarantined, ack_already, ack_timed_out;
+	bool deadline_armed, watchdog_armed, on_ready;
 };
 
 static void retire_req_view(struct retire_fix *f, u64 h,
 			    struct retire_req_view *v)
 {
 	struct retire_req *r = retire_fix_req(f, h);
+	bool live;
 
 	memset(v, 0, sizeof(*v));
 	spin_lock_irq(&f->ctx->lock);
+	live = r->state == RETIRE_REQ_WAITING || r->state == RETIRE_REQ_ACTIVE;
 	v->handle = r->handle;
 	v->user_data = r->user_data;
 	v->key = r->key;
 	v->offset = r->offset;
 	v->len = r->len;
-	v->result_len = r->result_len;
-	v->checksum = r->checksum;
-	v->deadline_ns = r->deadline_ns;
-	v->epoch = r->epoch;
-	v->authority = r->authority;
+	v->intent = r->intent;
 	v->t_admit = ktime_to_ns(r->t_admit);
-	v->t_terminal = ktime_to_ns(r->t_terminal);
-	v->deadline_at = ktime_to_ns(hrtimer_get_expires(&r->deadline));
-	v->watchdog_at = ktime_to_ns(r->watch_at);
 	v->buf = r->buf;
 	v->dev_flags = r->dev_flags;
-	v->tokens = r->tokens;
 	v->outcome = r->outcome;
-	v->ack_flags = r->ack_flags;
-	v->error = r->error;
-	v->ack_error = r->ack_error;
 	v->state = r->state;
 	v->pending = r->pending;
 	v->timed_out = r->timed_out;
@@ -662,12 +649,24 @@ static void retire_req_view(struct retire_fix *f, u64 h,
 	v->terminal_read = r->terminal_read;
 	v->consumed = r->consumed;
 	v->quarantined = r->quarantined;
-	v->deadline_armed = hrtimer_is_queued(&r->deadline);
-	v->watchdog_armed = r->state == RETIRE_REQ_ACTIVE &&
-			    hrtimer_is_queued(&f->ctx->watchdog);
-	v->on_ready = !list_empty(&r->ready_node);
-	v->on_wait = !list_empty(&r->wait_node);
-	v->on_active = !list_empty(&r->active_node);
+	v->ack_already = r->ack_already;
+	v->ack_timed_out = r->ack_timed_out;
+	v->on_ready = r->on_ready;
+	if (live) {
+		v->deadline_armed = r->dl;
+		v->watchdog_armed = r->state == RETIRE_REQ_ACTIVE &&
+				    hrtimer_is_queued(&f->ctx->timer);
+		if (r->state == RETIRE_REQ_ACTIVE) {
+			v->watchdog_at = ktime_to_ns(r->watch_at);
+			v->job = r->job;
+		}
+	} else {
+		v->t_terminal = ktime_to_ns(r->t_terminal);
+		v->result_len = r->result_len;
+		v->checksum = r->checksum;
+		v->error = r->error;
+		v->tokens = r->tokens;
+	}
 	spin_unlock_irq(&f->ctx->lock);
 }
 
@@ -1488,9 +1487,54 @@ static void retire_predicate_publishes_only_unchanged_intent(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, f->ctx->stats.v[RETIRE_ST_COMPLETED], 1ULL);
 }
 
+/*
+ * A request compares the context's intent sequence with what moved after
+ * its admission: a bump or a revocation before it, or a bump of another
+ * key after it, leaves it publishable; a bump of its own key after it
+ * does not, however many other changes came between.
+ */
+static void retire_predicate_judges_only_later_changes_of_its_key(struct kunit *test)
+{
+	struct retire_fix *f = test->priv;
+	u64 h, late, epoch, auth;
+	bool ok_late;
+
+	KUNIT_ASSERT_EQ(test, retire_ctx_epoch(f->ctx, RETIRE_EPOCH_BUMP, 0,
+					       &epoch, &auth), 0);
+	KUNIT_ASSERT_EQ(test, retire_ctx_epoch(f->ctx, RETIRE_EPOCH_REVOKE, 0,
+					       &epoch, &auth), 0);
+	h = retire_fix_submit(test, f->buf);
+	KUNIT_ASSERT_EQ(test, retire_ctx_epoch(f->ctx, RETIRE_EPOCH_BUMP, 7,
+					       &epoch, &auth), 0);
+	retire_fix_complete(f, h);
+	retire_fix_read(f, RETIRE_REC_TERMINAL);
+	KUNIT_ASSERT_EQ(test, retire_req_retire(f->ctx, h), 0);
+	retire_fix_read(f, RETIRE_REC_RETIRED);
+
+	late = retire_fix_submit(test, f->buf);
+	KUNIT_ASSERT_EQ(test, retire_ctx_epoch(f->ctx, RETIRE_EPOCH_BUMP, 7,
+					       &epoch, &auth), 0);
+	KUNIT_ASSERT_EQ(test, retire_ctx_epoch(f->ctx, RETIRE_EPOCH_BUMP, 0,
+					       &epoch, &auth), 0);
+	KUNIT_ASSERT_EQ(test, retire_ctx_epoch(f->ctx, RETIRE_EPOCH_BUMP, 7,
+					       &epoch, &auth), 0);
+	retire_fix_complete(f, late);
+
+	spin_lock_irq(&f->ctx->lock);
+	ok_late = retire_req_publishable_locked(f->ctx, retire_fix_req(f, late));
+	spin_unlock_irq(&f->ctx->lock);
+	KUNIT_EXPECT_FALSE(test, ok_late);
+	KUNIT_EXPECT_EQ(test, epoch, 3ULL);
+	retire_fix_read(f, RETIRE_REC_TERMINAL);
+	/* @h was published, @late was not */
+	KUNIT_EXPECT_EQ(test, f->ctx->stats.v[RETIRE_ST_PUBLISHED], 1ULL);
+	KUNIT_EXPECT_EQ(test, f->ctx->stats.v[RETIRE_ST_STALE_PUBLISHED], 1ULL);
+}
+
 static struct kunit_case retire_predicate_cases[] = {
 	KUNIT_CASE_PARAM(retire_predicate_publishes_only_unchanged_intent,
 			 retire_pred_gen_params),
+	KUNIT_CASE(retire_predicate_judges_only_later_changes_of_its_key),
 	{}
 };
 

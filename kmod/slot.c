@@ -83,18 +83,6 @@ void retire_slot_table_destroy(struct retire_slot_table *t)
 EXPORT_SYMBOL_IF_KUNIT(retire_slot_table_destroy);
 
 /**
- * retire_slot_need_chunk_locked() - would an allocation need a new chunk?
- * @t: the table
- *
- * Return: true if no slot is free and the table may still grow.
- */
-bool retire_slot_need_chunk_locked(const struct retire_slot_table *t)
-{
-	return t->free_head == RETIRE_SLOT_NONE && t->nr < t->max;
-}
-EXPORT_SYMBOL_IF_KUNIT(retire_slot_need_chunk_locked);
-
-/**
  * retire_slot_chunk_alloc() - allocate and set up the next chunk
  * @t: the table; the caller holds the context mutex, not its lock
  *
@@ -109,15 +97,16 @@ void *retire_slot_chunk_alloc(struct retire_slot_table *t)
 
 	/*
 	 * Sized to the allocator: kmalloc rounds a large chunk up to a power
-	 * of two (64 requests of 360 bytes, 22.5 KiB, took 32 KiB), vmalloc
-	 * to a page (24 KiB). kvfree() frees either. A failure is the
-	 * caller's -ENOMEM, as kvmalloc()'s first try is: no warning.
+	 * of two, vmalloc to a page. A power of two (64 requests of 128
+	 * bytes) fits kmalloc exactly and falls back to vmalloc when memory
+	 * is fragmented; anything else above a page comes from vmalloc. A
+	 * failure is the caller's -ENOMEM: no warning.
 	 */
-	if (size > PAGE_SIZE)
+	if (size > PAGE_SIZE && !is_power_of_2(size))
 		chunk = __vmalloc(size, GFP_KERNEL_ACCOUNT | __GFP_ZERO |
 				  __GFP_NOWARN);
 	else
-		chunk = kzalloc(size, GFP_KERNEL_ACCOUNT);
+		chunk = kvzalloc(size, GFP_KERNEL_ACCOUNT | __GFP_NOWARN);
 	if (!chunk)
 		return NULL;
 	if (t->init)
@@ -156,6 +145,7 @@ void retire_slot_chunk_add_locked(struct retire_slot_table *t, void *chunk)
 	t->nr += RETIRE_SLOT_CHUNK;
 	if (t->nr > t->max)
 		t->nr = t->max;
+	t->nfree += n;
 	/* link in index order, so the lowest free slot is used first */
 	for (i = n; i-- > 0;) {
 		struct retire_slot *s = chunk + i * t->obj_size;
@@ -168,46 +158,42 @@ void retire_slot_chunk_add_locked(struct retire_slot_table *t, void *chunk)
 EXPORT_SYMBOL_IF_KUNIT(retire_slot_chunk_add_locked);
 
 /**
- * retire_slot_reserve() - make sure a slot can be had without allocating
+ * retire_slot_reserve() - make sure slots can be had without allocating
  * @t:		the table
  * @lock:	the lock protecting it, not held; the caller holds the mutex
  *		that serializes growth
- * @shadow:	a table indexed like @t (the engine's job table for the
- *		requests), grown chunk for chunk with it; or NULL
+ * @want:	free slots wanted
  *
- * Allocates the next chunk outside @lock when no slot is free.
+ * Allocates chunks outside @lock until @want slots are free or the table
+ * is at its maximum (an allocation then fails and says which bound).
  *
- * Return: 0 (a slot is free, or the table is at its maximum: the
- * allocation then fails and says which bound) or -ENOMEM.
+ * Return: 0 or -ENOMEM.
  */
 int retire_slot_reserve(struct retire_slot_table *t, spinlock_t *lock,
-			struct retire_slot_table *shadow)
+			u32 want)
 {
-	void *chunk, *schunk = NULL;
-	bool need;
+	void *chunk;
 
-	spin_lock_irq(lock);
-	need = retire_slot_need_chunk_locked(t);
-	spin_unlock_irq(lock);
-	if (!need)
-		return 0;
-
-	chunk = retire_slot_chunk_alloc(t);
-	if (!chunk)
-		return -ENOMEM;
-	if (shadow) {
-		schunk = retire_slot_chunk_alloc(shadow);
-		if (!schunk) {
-			retire_slot_chunk_free(t, chunk);
-			return -ENOMEM;
+	for (;;) {
+		spin_lock_irq(lock);
+		if (t->nfree >= want || t->nr >= t->max) {
+			spin_unlock_irq(lock);
+			return 0;
 		}
+		spin_unlock_irq(lock);
+		chunk = retire_slot_chunk_alloc(t);
+		if (!chunk)
+			return -ENOMEM;
+		spin_lock_irq(lock);
+		/* growth is serialized: the table cannot have filled meanwhile */
+		if (WARN_ON_ONCE(t->nr >= t->max)) {
+			spin_unlock_irq(lock);
+			retire_slot_chunk_free(t, chunk);
+			return 0;
+		}
+		retire_slot_chunk_add_locked(t, chunk);
+		spin_unlock_irq(lock);
 	}
-	spin_lock_irq(lock);
-	if (schunk)
-		retire_slot_chunk_add_locked(shadow, schunk);
-	retire_slot_chunk_add_locked(t, chunk);
-	spin_unlock_irq(lock);
-	return 0;
 }
 EXPORT_SYMBOL_IF_KUNIT(retire_slot_reserve);
 
@@ -245,6 +231,7 @@ void *retire_slot_alloc_locked(struct retire_slot_table *t, u64 *handle)
 	s->live = 1;
 	s->busy = 1;
 	t->used++;
+	t->nfree--;
 	*handle = retire_handle_make(t->kind, idx, s->gen);
 	return s;
 }
@@ -290,6 +277,8 @@ void retire_slot_kill_locked(struct retire_slot_table *t,
 	if (WARN_ON_ONCE(!s->live))
 		return;
 	s->live = 0;
+	if (!t->kind)
+		return;
 	if (s->gen >= t->gen_max)
 		s->exhausted = 1;
 	else
@@ -317,5 +306,6 @@ void retire_slot_release_locked(struct retire_slot_table *t,
 		return;
 	s->next_free = t->free_head;
 	t->free_head = idx;
+	t->nfree++;
 }
 EXPORT_SYMBOL_IF_KUNIT(retire_slot_release_locked);

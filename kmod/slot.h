@@ -47,9 +47,11 @@ struct retire_slot {
  * @nr:		slots created so far
  * @max:	slots that may ever be created
  * @used:	busy slots
+ * @nfree:	slots on the free list
  * @free_head:	first free slot, RETIRE_SLOT_NONE if none
  * @gen_max:	the last generation a slot may have (U32_MAX unless a kind
- *		encodes fewer bits of it elsewhere, as mmap offsets do)
+ *		encodes fewer bits of it elsewhere, as mmap offsets do). A
+ *		table of kind 0 issues no handles: its slots never exhaust.
  * @chunks:	@max / RETIRE_SLOT_CHUNK chunk pointers, filled as it grows
  * @init:	one-time set-up of a new object (timers, work items)
  * @fini:	undo @init before the chunk is freed (may sleep)
@@ -63,6 +65,7 @@ struct retire_slot_table {
 	u32 nr;
 	u32 max;
 	u32 used;
+	u32 nfree;
 	u32 free_head;
 	u32 gen_max;
 	void **chunks;
@@ -105,9 +108,8 @@ void retire_slot_table_destroy(struct retire_slot_table *t);
 void *retire_slot_chunk_alloc(struct retire_slot_table *t);
 void retire_slot_chunk_free(struct retire_slot_table *t, void *chunk);
 void retire_slot_chunk_add_locked(struct retire_slot_table *t, void *chunk);
-bool retire_slot_need_chunk_locked(const struct retire_slot_table *t);
 int retire_slot_reserve(struct retire_slot_table *t, spinlock_t *lock,
-			struct retire_slot_table *shadow);
+			u32 want);
 void *retire_slot_get(const struct retire_slot_table *t, u32 idx);
 void *retire_slot_alloc_locked(struct retire_slot_table *t, u64 *handle);
 void *retire_slot_lookup_locked(const struct retire_slot_table *t, u64 handle);

@@ -73,7 +73,7 @@ int retire_token_borrow(struct retire_ctx *ctx, u64 req_handle, u64 *token)
 	int ret;
 
 	lockdep_assert_held(&ctx->mutex);
-	ret = retire_slot_reserve(&ctx->tokens, &ctx->lock, NULL);
+	ret = retire_slot_reserve(&ctx->tokens, &ctx->lock, 1);
 	spin_lock_irq(&ctx->lock);
 	req = retire_slot_lookup_locked(&ctx->reqs, req_handle);
 	if (!req) {
@@ -147,7 +147,7 @@ int retire_token_handoff(struct retire_ctx *ctx, u64 token, u64 *new_token)
 	int ret;
 
 	lockdep_assert_held(&ctx->mutex);
-	ret = retire_slot_reserve(&ctx->tokens, &ctx->lock, NULL);
+	ret = retire_slot_reserve(&ctx->tokens, &ctx->lock, 1);
 	spin_lock_irq(&ctx->lock);
 	old = retire_slot_lookup_locked(&ctx->tokens, token);
 	if (!old) {

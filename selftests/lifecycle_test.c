@@ -505,6 +505,64 @@ static int set_finish(struct retire *r, __u32 flags, __u64 finish_ns)
 }
 
 /* every byte went, but the body stays owned until the terminal event */
+/*
+ * A context's deadlines share one timer: whatever order they are set in,
+ * each request with a deadline gets exactly one TIMEOUT, in deadline
+ * order; a request without one gets none; and a request that terminates
+ * first takes its deadline along, so nothing fires for it later.
+ */
+TEST_F(lifecycle, deadlines_in_any_order_each_time_out_once_in_order)
+{
+	static const unsigned int ms[] = { 100, 700, 300, 500, 200, 600, 400,
+					   800, 0, 0, 0, 0, 3000, 3000 };
+	enum { N = sizeof(ms) / sizeof(ms[0]) };
+	__u64 h[N], buf[N], last = 0;
+	struct retire_stats st;
+	struct retire_cqe c;
+	unsigned int i, j, timeouts = 0;
+
+	for (i = 0; i < N; i++)
+		ASSERT_EQ(0, rt_register(self->r, RT_PAGE, &buf[i], NULL));
+	/* every request outlives the deadlines below 1 s, none the last */
+	ASSERT_EQ(0, rt_set_latency(self->r, 0, 1500 * RT_MS));
+	for (i = 0; i < N; i++)
+		ASSERT_EQ(0, rt_submit(self->r, buf[i], 0, RT_PAGE,
+				       RETIRE_DEV_WRITE, i, ms[i] * RT_MS,
+				       &h[i]));
+	for (i = 0; i < N; i++)
+		ASSERT_EQ(0, rt_wait(self->r, &self->log, h[i],
+				     RETIRE_REC_TERMINAL, &c, 5000));
+	/* past the 3 s deadlines of the two that completed at 1.5 s */
+	rt_msleep(2000);
+	ASSERT_LE(0, rt_reap(self->r, &self->log, 0, 0));
+
+	for (i = 0; i < self->log.n; i++) {
+		c = self->log.c[i];
+		if (c.type != RETIRE_REC_TIMEOUT)
+			continue;
+		timeouts++;
+		ASSERT_GT(N, c.user_data);
+		j = c.user_data;
+		EXPECT_EQ(h[j], c.handle);
+		EXPECT_GT(1000, ms[j]);
+		EXPECT_NE(0, ms[j]);
+		/* in deadline order */
+		EXPECT_LT(last, ms[j]);
+		last = ms[j];
+	}
+	EXPECT_EQ(8, timeouts);
+	for (i = 0; i < N; i++) {
+		EXPECT_EQ(ms[i] && ms[i] < 1000 ? 1 : 0,
+			  rt_count(&self->log, h[i], RETIRE_REC_TIMEOUT));
+		EXPECT_EQ(1, rt_count(&self->log, h[i], RETIRE_REC_TERMINAL));
+	}
+	ASSERT_EQ(0, rt_stats(self->r, &st));
+	EXPECT_EQ(8, st.timed_out);
+	EXPECT_EQ(N, st.completed);
+	for (i = 0; i < N; i++)
+		EXPECT_EQ(0, retire_retire_request(self->r, h[i]));
+}
+
 TEST_F(lifecycle, finish_ns_keeps_the_body_owned_after_its_last_byte)
 {
 	struct retire_sim_config got;
