@@ -24,6 +24,7 @@
 #include "engine.h"
 #include "engine_sim.h"
 #include "req.h"
+#include "ring.h"
 #include "stats.h"
 #include "token.h"
 
@@ -145,6 +146,7 @@ static long retire_ioctl_submit(struct retire_ctx *ctx, unsigned int cmd,
 	struct retire_submit sub;
 	struct retire_sqe *sqes;
 	unsigned int i;
+	ktime_t now;
 	size_t size;
 	int ret;
 
@@ -172,8 +174,9 @@ static long retire_ioctl_submit(struct retire_ctx *ctx, unsigned int cmd,
 	}
 
 	mutex_lock(&ctx->mutex);
+	now = ktime_get();
 	for (i = 0; i < sub.nr; i++) {
-		sqes[i].result = retire_submit_one(ctx, &sqes[i]);
+		sqes[i].result = retire_submit_one(ctx, &sqes[i], now);
 		if (!sqes[i].result)
 			sub.submitted++;
 	}
@@ -228,6 +231,44 @@ static long retire_ioctl_token(struct retire_ctx *ctx, unsigned int cmd,
 }
 
 /*
+ * Wait for records under RETIRE_IOC_REAP's rules. @deadline starts at 0
+ * and is set at the first wait. Returns 0 to look again, 1 once the
+ * deadline has passed (at once for a zero timeout), -EINTR on a signal.
+ */
+static int retire_records_wait(struct retire_ctx *ctx, u32 flags,
+			       u64 timeout_ns, ktime_t *deadline)
+{
+	ktime_t now;
+	long left;
+
+	/*
+	 * A signal or the deadline ends the wait, not the records. The clock
+	 * is read only once a wait is needed; a timeout past what a ktime
+	 * holds waits as long as one can.
+	 */
+	if (flags & RETIRE_REAP_F_WAIT_FOREVER && !timeout_ns) {
+		left = wait_event_interruptible(ctx->waitq,
+						retire_records_ready(ctx));
+		return left ? -EINTR : 0;
+	}
+	/*
+	 * One clock read for the check and what is left: a deadline passing
+	 * between two reads would give a negative relative timeout, which
+	 * hrtimer saturates to KTIME_MAX, a wait that no timer ends.
+	 */
+	now = ktime_get();
+	if (!*deadline)
+		*deadline = ktime_add_safe(now, ns_to_ktime(min_t(u64, timeout_ns,
+								  KTIME_MAX)));
+	if (!ktime_before(now, *deadline))
+		return 1;
+	left = wait_event_interruptible_hrtimeout(ctx->waitq,
+						  retire_records_ready(ctx),
+						  ktime_sub(*deadline, now));
+	return left && left != -ETIME ? -EINTR : 0;
+}
+
+/*
  * Reap into @ucqes (@nr records) until @min_complete are there, @timeout_ns
  * passes or a signal arrives (RETIRE_IOC_REAP's rules); *@reaped counts
  * them. @locked: the caller holds ctx->mutex, and the first take happens
@@ -238,10 +279,8 @@ static int retire_reap_wait(struct retire_ctx *ctx,
 			    u32 min_complete, u64 timeout_ns, u32 flags,
 			    u32 *reaped, bool locked)
 {
-	bool forever = flags & RETIRE_REAP_F_WAIT_FOREVER && !timeout_ns;
-	ktime_t deadline = 0, now;
-	long left;
-	int n;
+	ktime_t deadline = 0;
+	int n, ret;
 
 	for (;;) {
 		if (!locked)
@@ -254,36 +293,9 @@ static int retire_reap_wait(struct retire_ctx *ctx,
 		*reaped += n;
 		if (*reaped >= min_complete)
 			return 0;
-		/*
-		 * A signal or the deadline ends the wait, not the records. The
-		 * clock is read only once a wait is needed; a timeout past what
-		 * a ktime holds waits as long as one can.
-		 */
-		if (forever) {
-			left = wait_event_interruptible(ctx->waitq,
-							retire_records_ready(ctx));
-		} else {
-			/*
-			 * One clock read for the check and what is left: a
-			 * deadline passing between two reads would give a
-			 * negative relative timeout, which hrtimer saturates
-			 * to KTIME_MAX, a wait that no timer ends.
-			 */
-			now = ktime_get();
-			if (!deadline)
-				deadline = ktime_add_safe(now,
-							  ns_to_ktime(min_t(u64, timeout_ns,
-									    KTIME_MAX)));
-			if (!ktime_before(now, deadline))
-				return 0;
-			left = wait_event_interruptible_hrtimeout(ctx->waitq,
-								  retire_records_ready(ctx),
-								  ktime_sub(deadline, now));
-			if (left == -ETIME)
-				left = 0;
-		}
-		if (left)
-			return *reaped ? 0 : -EINTR;
+		ret = retire_records_wait(ctx, flags, timeout_ns, &deadline);
+		if (ret)
+			return ret < 0 && !*reaped ? ret : 0;
 	}
 }
 
@@ -318,7 +330,8 @@ static bool retire_op_submit_fields_zero(const struct retire_op *op)
 }
 
 /* one operation of an ENTER batch, as its own ioctl would run it */
-static int retire_op_run(struct retire_ctx *ctx, struct retire_op *op)
+static int retire_op_run(struct retire_ctx *ctx, struct retire_op *op,
+			 ktime_t now)
 {
 	struct retire_sqe sqe;
 	u64 token;
@@ -340,7 +353,7 @@ static int retire_op_run(struct retire_ctx *ctx, struct retire_op *op)
 			.dev_flags = op->dev_flags,
 			.flags = op->flags,
 		};
-		ret = retire_submit_one(ctx, &sqe);
+		ret = retire_submit_one(ctx, &sqe, now);
 		if (!ret)
 			op->handle = sqe.handle;
 		return ret;
@@ -372,6 +385,42 @@ static int retire_op_run(struct retire_ctx *ctx, struct retire_op *op)
 	return ret;
 }
 
+/*
+ * RETIRE_IOC_ENTER with RETIRE_ENTER_F_RINGS: the operations queued in the
+ * submission ring, then records into the completion ring until it holds
+ * @e->min_complete (ring.c). Called with ctx->mutex held; drops it.
+ */
+static int retire_enter_rings(struct retire_ctx *ctx, struct retire_enter *e)
+{
+	ktime_t deadline = 0;
+	u32 avail;
+	int n, ret;
+
+	ret = retire_ring_take_ops(ctx, e->nr_ops, &e->done, retire_op_run);
+	for (;;) {
+		if (ret)
+			break;
+		n = retire_ring_post(ctx, e->min_complete, &avail);
+		if (n < 0) {
+			ret = n;
+			break;
+		}
+		e->reaped += n;
+		if (avail >= e->min_complete)
+			break;
+		mutex_unlock(&ctx->mutex);
+		ret = retire_records_wait(ctx, e->flags, e->timeout_ns,
+					  &deadline);
+		if (ret)
+			/* the deadline is no failure, a signal only alone */
+			return ret < 0 && !e->done && !e->reaped ? ret : 0;
+		mutex_lock(&ctx->mutex);
+	}
+	mutex_unlock(&ctx->mutex);
+	/* a ring turned bad after operations ran is not the call's failure */
+	return e->done || e->reaped ? 0 : ret;
+}
+
 static long retire_ioctl_enter(struct retire_ctx *ctx, unsigned int cmd,
 			       void __user *uarg)
 {
@@ -381,14 +430,23 @@ static long retire_ioctl_enter(struct retire_ctx *ctx, unsigned int cmd,
 	size_t size = 0;
 	unsigned int i;
 	int ret, fault = 0;
+	ktime_t now;
 
 	ret = retire_arg_copy_in(&e, sizeof(e), sizeof(e), cmd, uarg);
 	if (ret)
 		return ret;
-	if (e.flags & ~RETIRE_REAP_F_ALL || e.done || e.reaped ||
+	if (e.flags & ~RETIRE_ENTER_F_ALL || e.done || e.reaped ||
 	    !retire_reserved_zero(e.reserved, sizeof(e.reserved)) ||
-	    e.nr_ops > RETIRE_SUBMIT_MAX || e.nr_cqes > RETIRE_SUBMIT_MAX ||
-	    (!e.nr_ops && !e.nr_cqes) || e.min_complete > e.nr_cqes)
+	    e.nr_ops > RETIRE_SUBMIT_MAX || e.nr_cqes > RETIRE_SUBMIT_MAX)
+		return -EINVAL;
+	if (e.flags & RETIRE_ENTER_F_RINGS) {
+		if (e.ops || e.cqes || e.nr_cqes)
+			return -EINVAL;
+		mutex_lock(&ctx->mutex);
+		ret = retire_enter_rings(ctx, &e);
+		return retire_arg_copy_out(uarg, cmd, &e, sizeof(e)) ?: ret;
+	}
+	if ((!e.nr_ops && !e.nr_cqes) || e.min_complete > e.nr_cqes)
 		return -EINVAL;
 
 	/* as RETIRE_IOC_SUBMIT: no fault under the mutex, results can go back */
@@ -405,8 +463,9 @@ static long retire_ioctl_enter(struct retire_ctx *ctx, unsigned int cmd,
 	}
 
 	mutex_lock(&ctx->mutex);
+	now = e.nr_ops ? ktime_get() : 0;
 	for (i = 0; i < e.nr_ops; i++)
-		ops[i].result = retire_op_run(ctx, &ops[i]);
+		ops[i].result = retire_op_run(ctx, &ops[i], now);
 	e.done = e.nr_ops;
 	if (e.nr_cqes) {
 		/* the first take still holds the mutex the operations held */
@@ -428,6 +487,22 @@ static long retire_ioctl_enter(struct retire_ctx *ctx, unsigned int cmd,
 		kfree(ops);
 	}
 	return retire_arg_copy_out(uarg, cmd, &e, sizeof(e)) ?: fault;
+}
+
+static long retire_ioctl_ring_setup(struct retire_ctx *ctx, unsigned int cmd,
+				    void __user *uarg)
+{
+	struct retire_ring_setup rs;
+	int ret;
+
+	ret = retire_arg_copy_in(&rs, sizeof(rs), sizeof(rs), cmd, uarg);
+	if (ret)
+		return ret;
+	ret = retire_ring_setup(ctx, &rs);
+	if (ret)
+		return ret;
+	/* the rings stay: the caller may set up no others, and maps these */
+	return retire_arg_copy_out(uarg, cmd, &rs, sizeof(rs));
 }
 
 static long retire_ioctl_get_stats(struct retire_ctx *ctx, unsigned int cmd,
@@ -598,6 +673,8 @@ static long retire_ioctl(struct file *file, unsigned int cmd,
 		return retire_ioctl_reap(ctx, cmd, uarg);
 	if (retire_cmd_is(cmd, RETIRE_IOC_ENTER))
 		return retire_ioctl_enter(ctx, cmd, uarg);
+	if (retire_cmd_is(cmd, RETIRE_IOC_RING_SETUP))
+		return retire_ioctl_ring_setup(ctx, cmd, uarg);
 	if (retire_cmd_is(cmd, RETIRE_IOC_GET_STATS))
 		return retire_ioctl_get_stats(ctx, cmd, uarg);
 	if (retire_cmd_is(cmd, RETIRE_IOC_SIM_CONFIG))
@@ -666,11 +743,14 @@ static __poll_t retire_poll(struct file *file, poll_table *wait)
 	struct retire_ctx *ctx = file->private_data;
 
 	poll_wait(file, &ctx->waitq, wait);
-	return retire_records_ready(ctx) ? EPOLLIN | EPOLLRDNORM : 0;
+	return retire_records_ready(ctx) || retire_ring_unread(ctx) ?
+	       EPOLLIN | EPOLLRDNORM : 0;
 }
 
 static int retire_mmap(struct file *file, struct vm_area_struct *vma)
 {
+	if (vma->vm_pgoff == RETIRE_RING_OFFSET >> PAGE_SHIFT)
+		return retire_ring_mmap(file->private_data, vma);
 	return retire_buf_mmap(file->private_data, vma);
 }
 

@@ -8,6 +8,13 @@
 
 #include <linux/mm.h>
 
+/* 6.12 moved the unaligned accessors from asm/ to linux/ (Kbuild looks) */
+#ifdef RETIRE_HAVE_LINUX_UNALIGNED
+#include <linux/unaligned.h>
+#else
+#include <asm/unaligned.h>
+#endif
+
 /*
  * 6.3 made vma->vm_flags read-only behind vm_flags_set(). Kbuild looks for
  * it in the target kernel's headers: features, not version numbers.

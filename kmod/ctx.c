@@ -29,6 +29,7 @@
 #include "main.h"
 #include "netlink.h"
 #include "req.h"
+#include "ring.h"
 #include "stats.h"
 #include "token.h"
 
@@ -223,6 +224,7 @@ static void retire_ctx_free_work(struct work_struct *work)
 	retire_stat_add(NULL, RETIRE_ST_CONTEXTS, -1);
 	put_pid(ctx->owner);
 	kfree(ctx->stage);
+	retire_ring_free(ctx);
 	kfree(ctx);
 	/* the last thing: retire_exit() flushes retire_wq before it returns */
 	module_put(THIS_MODULE);

@@ -17,6 +17,7 @@
 #include "stats.h"
 
 struct retire_engine_ops;
+struct retire_ring;
 
 /**
  * struct retire_ctx - one open file description of /dev/retire
@@ -82,6 +83,8 @@ struct retire_engine_ops;
  * @free_work:	frees the context after its last reference.
  * @reaped:	bit 0: the reaper dropped the reference release() gave it.
  * @engine:	the device behind this context.
+ * @ring:	the rings shared with the caller, once set up; set once under
+ *		@mutex and kept until the context is freed.
  * @stats:	counters.
  */
 struct retire_ctx {
@@ -132,6 +135,7 @@ struct retire_ctx {
 	struct work_struct free_work;
 	unsigned long reaped;
 	const struct retire_engine_ops *engine;
+	struct retire_ring *ring;
 	struct retire_ctx_stats stats;	/* protected by @lock */
 };
 

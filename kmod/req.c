@@ -451,8 +451,9 @@ EXPORT_SYMBOL_IF_KUNIT(retire_req_try_retire_locked);
 
 static int retire_sqe_check(const struct retire_sqe *sqe)
 {
+	static_assert(ARRAY_SIZE(sqe->reserved) == 2);
 	if (sqe->flags & ~RETIRE_SQE_F_ALL || sqe->pad ||
-	    memchr_inv(sqe->reserved, 0, sizeof(sqe->reserved)))
+	    sqe->reserved[0] || sqe->reserved[1])
 		return -EINVAL;
 	if (!sqe->dev_flags || sqe->dev_flags & ~RETIRE_DEV_ALL)
 		return -EINVAL;
@@ -478,6 +479,8 @@ static int retire_refuse_locked(struct retire_ctx *ctx, int err,
  * retire_submit_one() - admit one request, or refuse it changing nothing
  * @ctx:	the context; the caller holds ctx->mutex
  * @sqe:	the request; @sqe->handle is set when admitted
+ * @now:	its admission time: one clock read serves a whole batch, all
+ *		of it handed over at once
  *
  * Checks, in order: the injected failure of every Nth attempt (-EIO);
  * quarantine (-ENOTRECOVERABLE); the entry (-EINVAL); the buffer
@@ -488,7 +491,8 @@ static int retire_refuse_locked(struct retire_ctx *ctx, int err,
  *
  * Return: 0 when admitted, else the errno of the bound that refused.
  */
-int retire_submit_one(struct retire_ctx *ctx, struct retire_sqe *sqe)
+int retire_submit_one(struct retire_ctx *ctx, struct retire_sqe *sqe,
+		      ktime_t now)
 {
 	struct retire_deadline *dl = NULL;
 	struct retire_buf *buf;
@@ -582,7 +586,7 @@ int retire_submit_one(struct retire_ctx *ctx, struct retire_sqe *sqe)
 	req->len = sqe->len;
 	req->buf = buf;
 	req->intent = ctx->intent;
-	req->t_admit = ktime_get();
+	req->t_admit = now;
 	buf->state = RETIRE_BUF_ATTACHED;
 	buf->last_used = ++ctx->lru_tick;
 	ctx->unretired++;
@@ -754,60 +758,76 @@ void retire_ctx_unquarantine(struct retire_ctx *ctx)
 }
 EXPORT_SYMBOL_IF_KUNIT(retire_ctx_unquarantine);
 
-/* the record for pending bit @bit; measurements only if published */
-static void retire_req_fill_cqe(const struct retire_ctx *ctx,
-				const struct retire_req *req, u8 bit,
-				struct retire_cqe *cqe)
+/*
+ * The record for pending bit @bit, written whole into @cqe, which may be
+ * the caller's memory: it is only written, never read back. Measurements
+ * only if published. Returns the record's outcome.
+ */
+static u32 retire_req_fill_cqe(const struct retire_ctx *ctx,
+			       const struct retire_req *req, u8 bit,
+			       struct retire_cqe *cqe)
 {
-	memset(cqe, 0, sizeof(*cqe));
-	cqe->user_data = req->user_data;
-	cqe->handle = req->handle;
-	cqe->flags = retire_req_cqe_flags(req);
+	u64 result_len = 0, latency_ns = 0, checksum = 0;
+	u32 type = 0, outcome = 0, flags = retire_req_cqe_flags(req);
+	s32 error = 0;
+
 	switch (bit) {
 	case RETIRE_PEND_TIMEOUT:
-		cqe->type = RETIRE_REC_TIMEOUT;
-		cqe->outcome = RETIRE_OUTCOME_TIMED_OUT;
-		cqe->flags |= RETIRE_CQE_F_OUTSTANDING;
+		type = RETIRE_REC_TIMEOUT;
+		outcome = RETIRE_OUTCOME_TIMED_OUT;
+		flags |= RETIRE_CQE_F_OUTSTANDING;
 		break;
 	case RETIRE_PEND_CANCEL_ACK:
 		/* what the first cancel found, as it found it */
-		cqe->type = RETIRE_REC_CANCEL_ACK;
-		cqe->flags = RETIRE_CQE_F_CANCEL_REQUESTED;
+		type = RETIRE_REC_CANCEL_ACK;
+		flags = RETIRE_CQE_F_CANCEL_REQUESTED;
 		if (req->ack_timed_out)
-			cqe->flags |= RETIRE_CQE_F_TIMED_OUT;
+			flags |= RETIRE_CQE_F_TIMED_OUT;
 		if (req->ack_already) {
-			cqe->outcome = RETIRE_OUTCOME_OUTSTANDING_WORK;
-			cqe->error = -EALREADY;
-			cqe->flags |= RETIRE_CQE_F_OUTSTANDING;
+			outcome = RETIRE_OUTCOME_OUTSTANDING_WORK;
+			error = -EALREADY;
+			flags |= RETIRE_CQE_F_OUTSTANDING;
 		} else {
-			cqe->outcome = RETIRE_OUTCOME_CANCEL_REQUESTED;
+			outcome = RETIRE_OUTCOME_CANCEL_REQUESTED;
 		}
 		break;
 	case RETIRE_PEND_QUARANTINE:
-		cqe->type = RETIRE_REC_QUARANTINE;
-		cqe->outcome = RETIRE_OUTCOME_UNKNOWN;
-		cqe->flags |= RETIRE_CQE_F_OUTSTANDING;
+		type = RETIRE_REC_QUARANTINE;
+		outcome = RETIRE_OUTCOME_UNKNOWN;
+		flags |= RETIRE_CQE_F_OUTSTANDING;
 		break;
 	case RETIRE_PEND_TERMINAL:
-		cqe->type = RETIRE_REC_TERMINAL;
-		cqe->outcome = req->outcome;
-		cqe->error = req->error;
-		if (req->outcome == RETIRE_OUTCOME_COMPLETED &&
+		type = RETIRE_REC_TERMINAL;
+		outcome = req->outcome;
+		error = req->error;
+		if (outcome == RETIRE_OUTCOME_COMPLETED &&
 		    !retire_req_publishable_locked(ctx, req))
-			cqe->outcome = RETIRE_OUTCOME_STALE;
-		if (cqe->outcome == RETIRE_OUTCOME_COMPLETED) {
-			cqe->flags |= RETIRE_CQE_F_MEASURED;
-			cqe->result_len = req->result_len;
-			cqe->latency_ns = ktime_to_ns(ktime_sub(req->t_terminal,
-								req->t_admit));
-			cqe->checksum = req->checksum;
+			outcome = RETIRE_OUTCOME_STALE;
+		if (outcome == RETIRE_OUTCOME_COMPLETED) {
+			flags |= RETIRE_CQE_F_MEASURED;
+			result_len = req->result_len;
+			latency_ns = ktime_to_ns(ktime_sub(req->t_terminal,
+							   req->t_admit));
+			checksum = req->checksum;
 		}
 		break;
 	case RETIRE_PEND_RETIRED:
-		cqe->type = RETIRE_REC_RETIRED;
-		cqe->outcome = RETIRE_OUTCOME_RETIRED;
+		type = RETIRE_REC_RETIRED;
+		outcome = RETIRE_OUTCOME_RETIRED;
 		break;
 	}
+	*cqe = (struct retire_cqe) {
+		.user_data = req->user_data,
+		.handle = req->handle,
+		.type = type,
+		.outcome = outcome,
+		.error = error,
+		.flags = flags,
+		.result_len = result_len,
+		.latency_ns = latency_ns,
+		.checksum = checksum,
+	};
+	return outcome;
 }
 
 /**
@@ -828,9 +848,8 @@ bool retire_records_ready(struct retire_ctx *ctx)
  * again at the tail, owing a RETIRED record).
  */
 static bool retire_record_commit(struct retire_ctx *ctx,
-				 struct retire_req *req, u8 bit,
-				 const struct retire_cqe *cqe, u32 prev,
-				 ktime_t now)
+				 struct retire_req *req, u8 bit, u32 outcome,
+				 u32 prev, ktime_t now)
 {
 	u32 idx = retire_req_idx(req);
 	bool left = false;
@@ -849,9 +868,9 @@ static bool retire_record_commit(struct retire_ctx *ctx,
 	}
 
 	if (bit == RETIRE_PEND_TERMINAL) {
-		if (cqe->outcome == RETIRE_OUTCOME_COMPLETED)
+		if (outcome == RETIRE_OUTCOME_COMPLETED)
 			retire_stat_inc(&ctx->stats, RETIRE_ST_PUBLISHED);
-		else if (cqe->outcome == RETIRE_OUTCOME_STALE)
+		else if (outcome == RETIRE_OUTCOME_STALE)
 			retire_ctx_stale_locked(ctx, RETIRE_ST_STALE_PUBLISHED);
 		req->terminal_read = true;
 		retire_stat_hist(&ctx->stats, RETIRE_HIST_CQ_WAIT,
@@ -952,14 +971,71 @@ static int __retire_records_take(struct retire_ctx *ctx, bool to_user,
 		now = ktime_get();
 		for (i = 0; i < m; i++) {
 			req = rq[i];
-			if (!retire_record_commit(ctx, req, bits[i], &stage[i],
-						  prev, now) &&
+			if (!retire_record_commit(ctx, req, bits[i],
+						  stage[i].outcome, prev, now) &&
 			    (i + 1 == m || rq[i + 1] != req))
 				prev = retire_req_idx(req);
 		}
 		spin_unlock_irq(&ctx->lock);
 		n += m;
 	}
+	return n;
+}
+
+/**
+ * retire_records_post() - move records into memory the module owns
+ * @ctx:	the context; the caller holds ctx->mutex
+ * @cqes:	a ring of records (the completion ring)
+ * @mask:	its size - 1
+ * @tail:	its tail, advanced past the records moved
+ * @room:	records it has room for
+ *
+ * In one hold of the lock, oldest first, each request's records in their
+ * order: a record is committed as it is written, since writing cannot
+ * fault. Those that find no room stay ready, in order. A record is only
+ * written: the ring is the caller's to scribble on, so the module never
+ * reads back from it.
+ *
+ * Return: records moved.
+ */
+u32 retire_records_post(struct retire_ctx *ctx, struct retire_cqe *cqes,
+			u32 mask, u32 *tail, u32 room)
+{
+	struct retire_req *req;
+	u32 idx, next, prev, outcome, n = 0;
+	bool left;
+	ktime_t now;
+	u8 bit;
+
+	lockdep_assert_held(&ctx->mutex);
+	spin_lock_irq(&ctx->lock);
+	now = ktime_get();
+	/*
+	 * A request whose last record went may join the tail again, owing
+	 * RETIRED (an AUTO_RETIRE TERMINAL): the walk reaches it there, or
+	 * the next one from the head does.
+	 */
+	while (n < room && ctx->ready_head != RETIRE_SLOT_NONE) {
+		prev = RETIRE_SLOT_NONE;
+		for (idx = ctx->ready_head; idx != RETIRE_SLOT_NONE && n < room;
+		     idx = next) {
+			req = retire_req_at(ctx, idx);
+			next = req->ready_next;
+			left = false;
+			while (req->pending && n < room && !left) {
+				bit = req->pending & -req->pending;
+				outcome = retire_req_fill_cqe(ctx, req, bit,
+							      &cqes[(*tail)++ & mask]);
+				n++;
+				left = retire_record_commit(ctx, req, bit,
+							    outcome, prev, now);
+			}
+			/* only a full ring leaves a request where it was */
+			if (!left)
+				prev = idx;
+		}
+	}
+	spin_unlock_irq(&ctx->lock);
 	return n;
 }
 

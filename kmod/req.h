@@ -134,7 +134,8 @@ struct retire_req {
 };
 
 struct retire_req *retire_req_of(struct retire_ctx *ctx, u32 idx);
-int retire_submit_one(struct retire_ctx *ctx, struct retire_sqe *sqe);
+int retire_submit_one(struct retire_ctx *ctx, struct retire_sqe *sqe,
+		      ktime_t now);
 int retire_req_retire(struct retire_ctx *ctx, u64 handle);
 void retire_req_queue_locked(struct retire_ctx *ctx, struct retire_req *req,
 			     u8 pend);
@@ -149,6 +150,8 @@ int retire_records_take(struct retire_ctx *ctx, struct retire_cqe __user *u,
 			unsigned int nr);
 int retire_records_take_kernel(struct retire_ctx *ctx, struct retire_cqe *k,
 			       unsigned int nr);
+u32 retire_records_post(struct retire_ctx *ctx, struct retire_cqe *cqes,
+			u32 mask, u32 *tail, u32 room);
 bool retire_records_ready(struct retire_ctx *ctx);
 u32 retire_req_cqe_flags(const struct retire_req *req);
 void retire_req_quarantine_locked(struct retire_ctx *ctx,

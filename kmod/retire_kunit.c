@@ -328,7 +328,7 @@ static u64 retire_fix_submit(struct kunit *test, u64 buf)
 	int ret;
 
 	mutex_lock(&f->ctx->mutex);
-	ret = retire_submit_one(f->ctx, &sqe);
+	ret = retire_submit_one(f->ctx, &sqe, ktime_get());
 	mutex_unlock(&f->ctx->mutex);
 	KUNIT_ASSERT_EQ(test, ret, 0);
 	return sqe.handle;
@@ -1088,7 +1088,7 @@ static int retire_fix_try_submit(struct retire_fix *f, u64 buf, u64 len,
 	int ret;
 
 	mutex_lock(&f->ctx->mutex);
-	ret = retire_submit_one(f->ctx, &sqe);
+	ret = retire_submit_one(f->ctx, &sqe, ktime_get());
 	mutex_unlock(&f->ctx->mutex);
 	*handle = sqe.handle;
 	return ret;
@@ -1399,7 +1399,7 @@ static void retire_ordinal_counts_refused_attempts(struct kunit *test)
 	/* attempt 1: admitted; 2: refused as bad; 3: the injected failure */
 	ret = retire_fix_try_submit(f, b[0], 512, 0, &h0);
 	mutex_lock(&f->ctx->mutex);
-	KUNIT_EXPECT_EQ(test, retire_submit_one(f->ctx, &bad), -EINVAL);
+	KUNIT_EXPECT_EQ(test, retire_submit_one(f->ctx, &bad, ktime_get()), -EINVAL);
 	mutex_unlock(&f->ctx->mutex);
 	KUNIT_EXPECT_EQ(test, retire_fix_try_submit(f, b[1], 512, 0, &h), -EIO);
 	cfg.fail_submit_every = 0;
@@ -1687,7 +1687,7 @@ static void retire_dirty_follows_partial_writes(struct kunit *test)
 	KUNIT_ASSERT_EQ(test, retire_buf_register(ctx, &reg), 0);
 	sqe.buf = reg.handle;
 	mutex_lock(&ctx->mutex);
-	ret = retire_submit_one(ctx, &sqe);
+	ret = retire_submit_one(ctx, &sqe, ktime_get());
 	mutex_unlock(&ctx->mutex);
 	KUNIT_ASSERT_EQ(test, ret, 0);
 

@@ -3,6 +3,8 @@
 #define _RETIRE_SLOT_H
 
 #include <linux/bits.h>
+#include <linux/bug.h>
+#include <linux/limits.h>
 #include <linux/spinlock_types.h>
 #include <linux/types.h>
 #include <linux/retire.h>
@@ -110,12 +112,121 @@ void retire_slot_chunk_free(struct retire_slot_table *t, void *chunk);
 void retire_slot_chunk_add_locked(struct retire_slot_table *t, void *chunk);
 int retire_slot_reserve(struct retire_slot_table *t, spinlock_t *lock,
 			u32 want);
-void *retire_slot_get(const struct retire_slot_table *t, u32 idx);
-void *retire_slot_alloc_locked(struct retire_slot_table *t, u64 *handle);
-void *retire_slot_lookup_locked(const struct retire_slot_table *t, u64 handle);
-void retire_slot_kill_locked(struct retire_slot_table *t,
-			     struct retire_slot *s);
-void retire_slot_release_locked(struct retire_slot_table *t,
-				struct retire_slot *s, u32 idx);
+
+/*
+ * The hot half of the table, inline: every request, token and job takes
+ * and gives back a slot, and every event looks one up.
+ */
+
+/**
+ * retire_slot_get() - the object in slot @idx, whatever its state
+ * @t:		the table
+ * @idx:	below @t->nr
+ *
+ * Return: the object. For walks and the record path, which hold the slot.
+ */
+static inline void *retire_slot_get(const struct retire_slot_table *t,
+				    u32 idx)
+{
+	return t->chunks[idx >> RETIRE_SLOT_CHUNK_SHIFT] +
+	       (idx & (RETIRE_SLOT_CHUNK - 1)) * t->obj_size;
+}
+
+/**
+ * retire_slot_alloc_locked() - start a new incarnation in a free slot
+ * @t:		the table
+ * @handle:	its handle
+ *
+ * Return: the object, or NULL if no slot is free.
+ */
+static inline void *retire_slot_alloc_locked(struct retire_slot_table *t,
+					     u64 *handle)
+{
+	struct retire_slot *s;
+	u32 idx = t->free_head;
+
+	if (idx == RETIRE_SLOT_NONE)
+		return NULL;
+	s = retire_slot_get(t, idx);
+	t->free_head = s->next_free;
+	s->next_free = RETIRE_SLOT_NONE;
+	s->live = 1;
+	s->busy = 1;
+	t->used++;
+	t->nfree--;
+	*handle = retire_handle_make(t->kind, idx, s->gen);
+	return s;
+}
+
+/**
+ * retire_slot_lookup_locked() - resolve a handle to its live object
+ * @t:		the table
+ * @handle:	from userspace, an engine, a timer: anything
+ *
+ * Only the table's own fields and the slot header are read before the
+ * handle is known to match.
+ *
+ * Return: the object, or NULL for a wrong kind, an index never issued, or
+ * an incarnation that has ended (a stale handle).
+ */
+static inline void *
+retire_slot_lookup_locked(const struct retire_slot_table *t, u64 handle)
+{
+	u32 idx = retire_handle_slot(handle);
+	struct retire_slot *s;
+
+	if (retire_handle_kind(handle) != t->kind || idx >= t->nr)
+		return NULL;
+	s = retire_slot_get(t, idx);
+	if (!s->live || s->gen != retire_handle_gen(handle))
+		return NULL;
+	return s;
+}
+
+/**
+ * retire_slot_kill_locked() - end the current incarnation
+ * @t:	the table
+ * @s:	a live slot
+ *
+ * Its handle stops resolving at once and the generation moves on; the slot
+ * stays busy until retire_slot_release_locked(), for a record that still
+ * names the ended incarnation.
+ */
+static inline void retire_slot_kill_locked(struct retire_slot_table *t,
+					   struct retire_slot *s)
+{
+	if (WARN_ON_ONCE(!s->live))
+		return;
+	s->live = 0;
+	if (!t->kind)
+		return;
+	if (s->gen >= t->gen_max)
+		s->exhausted = 1;
+	else
+		s->gen++;
+}
+
+/**
+ * retire_slot_release_locked() - return a killed slot to the free list
+ * @t:		the table
+ * @s:		a busy, killed slot
+ * @idx:	its index
+ *
+ * The caller has made sure nothing (timer, work item) still runs for the
+ * ended incarnation. An exhausted slot is never reused.
+ */
+static inline void retire_slot_release_locked(struct retire_slot_table *t,
+					      struct retire_slot *s, u32 idx)
+{
+	if (WARN_ON_ONCE(s->live || !s->busy))
+		return;
+	s->busy = 0;
+	t->used--;
+	if (s->exhausted)
+		return;
+	s->next_free = t->free_head;
+	t->free_head = idx;
+	t->nfree++;
+}
 
 #endif /* _RETIRE_SLOT_H */

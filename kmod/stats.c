@@ -21,12 +21,6 @@
 static atomic64_t retire_mod_v[RETIRE_ST_NR];
 static atomic64_t retire_mod_hist[RETIRE_HIST_NR][RETIRE_HIST_BUCKETS];
 
-static bool retire_stat_module_wide(enum retire_stat i)
-{
-	return i == RETIRE_ST_CONTEXTS || i == RETIRE_ST_OWNED_BYTES ||
-	       i == RETIRE_ST_OWNED_HWM;
-}
-
 /* enum retire_stat indexes the leading __u64 fields of struct retire_stats */
 static_assert(offsetof(struct retire_stats, retired) ==
 	      RETIRE_ST_RETIRED * sizeof(__u64));
@@ -40,19 +34,17 @@ static_assert(offsetof(struct retire_stats, lat_logical) ==
 	      RETIRE_ST_NR * sizeof(__u64));
 
 /**
- * retire_stat_add() - add @d to counter @i of a context and of the module
- * @st:	the context's counters, or NULL for the module's alone
+ * __retire_stat_module_add() - add @d to the module's counter @i
  * @i:	which
- * @d:	by how much (negative for gauges going down)
+ * @d:	by how much
+ *
+ * For the counters kept module-wide as they move, and for the updates of
+ * a context that was folded in (retire_stat_add()).
  */
-void retire_stat_add(struct retire_ctx_stats *st, enum retire_stat i, s64 d)
+void __retire_stat_module_add(enum retire_stat i, s64 d)
 {
-	if (st)
-		st->v[i] += d;
-	if (!st || unlikely(st->folded) || retire_stat_module_wide(i))
-		atomic64_add(d, &retire_mod_v[i]);
+	atomic64_add(d, &retire_mod_v[i]);
 }
-EXPORT_SYMBOL_IF_KUNIT(retire_stat_add);
 
 /**
  * retire_stat_owned() - move owned bytes, keeping both high-waters
@@ -65,12 +57,12 @@ void retire_stat_owned(struct retire_ctx_stats *st, s64 d)
 {
 	s64 now, hwm;
 
-	retire_stat_add(st, RETIRE_ST_OWNED_BYTES, d);
+	st->v[RETIRE_ST_OWNED_BYTES] += d;
+	now = atomic64_add_return(d, &retire_mod_v[RETIRE_ST_OWNED_BYTES]);
 	if (d <= 0)
 		return;
 	if (st->v[RETIRE_ST_OWNED_BYTES] > st->v[RETIRE_ST_OWNED_HWM])
 		st->v[RETIRE_ST_OWNED_HWM] = st->v[RETIRE_ST_OWNED_BYTES];
-	now = atomic64_read(&retire_mod_v[RETIRE_ST_OWNED_BYTES]);
 	hwm = atomic64_read(&retire_mod_v[RETIRE_ST_OWNED_HWM]);
 	while (now > hwm &&
 	       !atomic64_try_cmpxchg(&retire_mod_v[RETIRE_ST_OWNED_HWM],

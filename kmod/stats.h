@@ -83,7 +83,7 @@ struct retire_ctx_stats {
 	bool folded;
 };
 
-void retire_stat_add(struct retire_ctx_stats *st, enum retire_stat i, s64 d);
+void __retire_stat_module_add(enum retire_stat i, s64 d);
 void retire_stat_owned(struct retire_ctx_stats *st, s64 d);
 void retire_stat_hist(struct retire_ctx_stats *st, enum retire_hist h,
 		      ktime_t from, ktime_t to);
@@ -95,6 +95,31 @@ void retire_stats_module(struct retire_stats *out);
 void retire_stats_add_ctx(const struct retire_ctx_stats *st,
 			  struct retire_stats *out);
 void retire_stats_fold(struct retire_ctx_stats *st);
+
+/* counted module-wide as they move, not summed from the contexts */
+static inline bool retire_stat_module_wide(enum retire_stat i)
+{
+	return i == RETIRE_ST_CONTEXTS || i == RETIRE_ST_OWNED_BYTES ||
+	       i == RETIRE_ST_OWNED_HWM;
+}
+
+/**
+ * retire_stat_add() - add @d to counter @i of a context and of the module
+ * @st:	the context's counters (the caller holds its lock), or NULL for the
+ *	module's alone
+ * @i:	which
+ * @d:	by how much (negative for gauges going down)
+ *
+ * Inline: the common case is one add to the context's own line.
+ */
+static inline void retire_stat_add(struct retire_ctx_stats *st,
+				   enum retire_stat i, s64 d)
+{
+	if (st)
+		st->v[i] += d;
+	if (!st || unlikely(st->folded) || retire_stat_module_wide(i))
+		__retire_stat_module_add(i, d);
+}
 
 static inline void retire_stat_inc(struct retire_ctx_stats *st,
 				   enum retire_stat i)

@@ -4,11 +4,14 @@
 # The benchmark: retire's request cycle, cancel and memory next to
 # io_uring's on the same kernel, in one guest boot per stock kernel.
 #
-#   bench.sh [-k "6.1 6.12"] [-t] [-- RETIRE_BENCH_ARGS...]
+#   bench.sh [-k "6.1 6.12"] [-t] [-i] [-- RETIRE_BENCH_ARGS...]
 #
 #   -k  the kernels, in order (default: 6.1 6.12)
 #   -t  tiny: a few hundred requests, one repetition, 1 K live requests;
 #       proves the benchmark runs (make check uses it), measures nothing
+#   -i  instructions: the guest's clock counts instructions (QEMU's
+#       -icount shift=0), so every "ns" is one guest instruction and the
+#       table is the same on every run, whatever else the host is doing
 #
 # In the guest, bench-guest.sh reloads the module with caps that hold the
 # scale row's million unretired requests (each pinning one of 16 shared
@@ -19,11 +22,12 @@ set -euo pipefail
 
 kernels="6.1 6.12"
 tiny=
-while getopts "k:t" opt; do
+while getopts "k:ti" opt; do
 	case $opt in
 	k) kernels=$OPTARG ;;
 	t) tiny=1 ;;
-	*) die "usage: bench.sh [-k KERNELS] [-t] [-- ARGS...]" ;;
+	i) export RETIRE_ICOUNT=1 ;;
+	*) die "usage: bench.sh [-k KERNELS] [-t] [-i] [-- ARGS...]" ;;
 	esac
 done
 shift $((OPTIND - 1))
@@ -40,7 +44,7 @@ make -s -C "$RETIRE_TOP/userspace" bench >/dev/null
 rc=0
 for k in $kernels; do
 	moddir=$("$RETIRE_TOP/scripts/build-module.sh" "$k")
-	out=$RETIRE_BUILD/results/bench-$k
+	out=$RETIRE_BUILD/results/bench-$k${RETIRE_ICOUNT:+-icount}
 	rm -rf "$out"
 	mkdir -p "$out"
 	echo "bench: $k: retire_bench $* (files in $out)" >&2

@@ -152,17 +152,22 @@ dmesg >\$O/dmesg
 GUEST
 
 # a freeze fails the run with the stuck CPUs' stacks, not with a timeout:
-# lockups, RCU stalls and hung tasks panic (panic=-1 then ends the VM at
-# once). A CPU spinning with interrupts off is caught by the hard-lockup
+# lockups, RCU stalls, hung tasks and oopses panic (panic=-1 then ends the
+# VM at once: an oops no longer leaves the run waiting out its bound). A CPU spinning with interrupts off is caught by the hard-lockup
 # detector where the kernel has a buddy one (the debug kernel: QEMU's TCG
 # has no PMU for the perf one), else by the other CPU's RCU stall warning.
 watch="softlockup_panic=1 softlockup_all_cpu_backtrace=1"
 watch="$watch nmi_watchdog=panic hardlockup_all_cpu_backtrace=1"
-watch="$watch hung_task_panic=1 sysctl.kernel.panic_on_rcu_stall=1"
+watch="$watch hung_task_panic=1 sysctl.kernel.panic_on_rcu_stall=1 oops=panic"
 cpus=2
+# RETIRE_ICOUNT=1: guest time counts instructions (-icount shift=0, one
+# vCPU thread), so a timing in the guest is an instruction count: what
+# make bench's icount form measures, unmoved by the host's load
+icount=()
+[ -n "${RETIRE_ICOUNT:-}" ] && icount=(-icount shift=0)
 rc=0
 timeout --kill-after=10 "$bound" qemu-system-x86_64 \
-	-accel tcg -cpu max -smp "$cpus" -m "$mem" \
+	-accel tcg "${icount[@]}" -cpu max -smp "$cpus" -m "$mem" \
 	-display none -monitor none -no-reboot \
 	-serial "file:$outdir/console.log" \
 	-kernel "$image" -initrd "$initrd" \

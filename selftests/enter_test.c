@@ -214,7 +214,7 @@ TEST_F(en, bad_batches_and_operations_refused_changing_nothing)
 	for (i = 0; i < 11; i++) {
 		e = good;
 		switch (i) {
-		case 0: e.flags = RETIRE_REAP_F_ALL + 1; break;
+		case 0: e.flags = RETIRE_ENTER_F_ALL + 1; break;
 		case 1: e.reserved[0] = 1; break;
 		case 2: e.reserved[1] = 1ULL << 63; break;
 		case 3: e.nr_ops = RETIRE_SUBMIT_MAX + 1; break;

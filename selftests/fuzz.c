@@ -1165,6 +1165,160 @@ static void op_enter(struct thr *t)
 	harvest(t, c, e->reaped);
 }
 
+/*
+ * The shared context's rings, set up by the first ring op: entries are
+ * queued and records read by whichever thread holds @lock; now and then
+ * a thread that does not hold it scribbles on the entries, racing the
+ * module reading them.
+ */
+static struct {
+	pthread_mutex_t lock;
+	struct retire_ring_setup s;
+	unsigned char *map;
+	__u32 sq_next, cq_next;
+} g_ring = { .lock = PTHREAD_MUTEX_INITIALIZER };
+
+static __u32 *ring_u32(__u32 off)
+{
+	return (__u32 *)(g_ring.map + off);
+}
+
+/* the first call: bad sizes first, then the rings, mapped */
+static bool ring_get(struct thr *t)
+{
+	struct retire_ring_setup *rs = arg_clear(t);
+	unsigned int sizes[] = { 0, 3, 1U << 13, 1U << 31, 8, 64 };
+	void *m;
+	long ret;
+
+	if (g_ring.map)
+		return true;
+	rs->sq_entries = sizes[rnd(t, 6)];
+	rs->cq_entries = sizes[rnd(t, 6)];
+	if (mutate(t, 8))
+		poke(t, &rs->flags, sizeof(rs->flags));
+	ret = do_ioctl(g_fd, RETIRE_IOC_RING_SETUP, rs);
+	note(t, "ring-setup", rs->sq_entries, rs->cq_entries, 0, ret,
+	     M_BASE | M(EBUSY));
+	if (ret)
+		return false;
+	m = mmap(NULL, rs->size, PROT_READ | PROT_WRITE, MAP_SHARED, g_fd,
+		 RETIRE_RING_OFFSET);
+	note(t, "ring-mmap", rs->size, 0, 0, m == MAP_FAILED ? -errno : 0,
+	     M(ENOMEM));
+	if (m == MAP_FAILED)
+		return false;
+	g_ring.s = *rs;
+	g_ring.map = m;
+	g_ring.sq_next = __atomic_load_n(ring_u32(rs->off.sq_head),
+					 __ATOMIC_ACQUIRE);
+	g_ring.cq_next = __atomic_load_n(ring_u32(rs->off.cq_head),
+					 __ATOMIC_ACQUIRE);
+	return true;
+}
+
+/*
+ * RETIRE_IOC_ENTER through the rings: random operations queued, now and
+ * then indices out of bounds or an entry scribbled on after it was
+ * queued, records read back as REAP's are checked. With the indices
+ * bad, the call must refuse (-EINVAL) and the rings are put right.
+ */
+static void op_ring(struct thr *t)
+{
+	struct retire_enter *e;
+	struct retire_ring_offsets *o;
+	struct retire_op *sq;
+	struct retire_cqe *cq;
+	unsigned int allowed = M(EINTR), nr, i, k;
+	__u32 sq_mask, cq_mask, tail;
+	bool bad = false;
+	long ret;
+
+	pthread_mutex_lock(&g_ring.lock);
+	if (!ring_get(t)) {
+		pthread_mutex_unlock(&g_ring.lock);
+		return;
+	}
+	o = &g_ring.s.off;
+	sq = (struct retire_op *)(g_ring.map + o->sqes);
+	cq = (struct retire_cqe *)(g_ring.map + o->cqes);
+	sq_mask = g_ring.s.sq_entries - 1;
+	cq_mask = g_ring.s.cq_entries - 1;
+	if (chance(t, 8)) {
+		/* unlocked: entries change under whoever is entering */
+		pthread_mutex_unlock(&g_ring.lock);
+		for (i = rnd(t, 8); i; i--)
+			fill_op(t, &sq[rnd(t, sq_mask + 1)]);
+		return;
+	}
+
+	k = rnd(t, g_ring.s.sq_entries + 1);
+	for (i = 0; i < k; i++)
+		fill_op(t, &sq[g_ring.sq_next++ & sq_mask]);
+	if (mutate(t, 12)) {
+		switch (rnd(t, 3)) {
+		case 0:		/* more queued than the ring holds */
+			g_ring.sq_next += g_ring.s.sq_entries + 1 +
+					  rnd(t, 1U << 20);
+			bad = true;
+			break;
+		case 1:		/* a head the module never wrote */
+			__atomic_store_n(ring_u32(o->cq_head),
+					 g_ring.cq_next - g_ring.s.cq_entries -
+					 1 - rnd(t, 100), __ATOMIC_RELEASE);
+			bad = true;
+			break;
+		default:	/* an entry changed after it was queued */
+			fill_op(t, &sq[(g_ring.sq_next - 1) & sq_mask]);
+			break;
+		}
+	}
+	__atomic_store_n(ring_u32(o->sq_tail), g_ring.sq_next,
+			 __ATOMIC_RELEASE);
+	e = arg_clear(t);
+	nr = rnd(t, g_ring.s.sq_entries + 4);
+	e->flags = RETIRE_ENTER_F_RINGS;
+	e->nr_ops = nr;
+	e->min_complete = rnd(t, g_ring.s.cq_entries + 1);
+	e->timeout_ns = rnd(t, 3) * RT_MS;
+	if (mutate(t, 16))
+		e->min_complete = g_ring.s.cq_entries + 1;
+	ret = do_ioctl(g_fd, RETIRE_IOC_ENTER, e);
+	if (bad || e->min_complete > g_ring.s.cq_entries)
+		allowed |= M(EINVAL);
+	note(t, "ring-enter", nr, e->done, e->reaped, ret, allowed);
+	if (bad && !ret)
+		fail(t, "ENTER ran %u operations of rings out of bounds",
+		     e->done);
+	if (!ret && !bad) {
+		/* what ran: the module's sq_head says how far */
+		for (i = 0; i < e->done; i++) {
+			struct retire_op *op =
+				&sq[(__atomic_load_n(ring_u32(o->sq_head),
+						     __ATOMIC_ACQUIRE) -
+				     e->done + i) & sq_mask];
+
+			if (!op->result && op->opcode == RETIRE_OP_SUBMIT)
+				pool_put(t, &g_reqs, op->handle, 0, 0);
+			if (!op->result && (op->opcode == RETIRE_OP_BORROW ||
+					    op->opcode == RETIRE_OP_HANDOFF))
+				pool_put(t, &g_tokens, op->handle, 0, 0);
+		}
+	}
+	/* read what the ring holds; put bad indices right */
+	tail = __atomic_load_n(ring_u32(o->cq_tail), __ATOMIC_ACQUIRE);
+	if (tail - g_ring.cq_next > g_ring.s.cq_entries)
+		g_ring.cq_next = tail;
+	for (; g_ring.cq_next != tail; g_ring.cq_next++)
+		harvest(t, &cq[g_ring.cq_next & cq_mask], 1);
+	__atomic_store_n(ring_u32(o->cq_head), g_ring.cq_next,
+			 __ATOMIC_RELEASE);
+	/* what was not run is dropped: the next op queues from the head */
+	g_ring.sq_next = __atomic_load_n(ring_u32(o->sq_head),
+					 __ATOMIC_ACQUIRE);
+	pthread_mutex_unlock(&g_ring.lock);
+}
+
 static void op_read(struct thr *t)
 {
 	struct retire_cqe *c = (struct retire_cqe *)t->arg;
@@ -1739,7 +1893,7 @@ static const struct {
 	OP(limits, 2),	OP(epoch, 3),	OP(sim, 2),
 	OP(reset, 1),	OP(inject, 2),	OP(raw, 3),
 	OP(fds, 2),	OP(fork, 1),	OP(quarantine, 1),
-	OP(enter, 12),
+	OP(enter, 12),	OP(ring, 10),
 };
 
 #define NOPS	(sizeof(ops) / sizeof(ops[0]))
@@ -1931,6 +2085,9 @@ static void teardown(void)
 		while (t->nmaps--)
 			munmap(t->maps[t->nmaps].addr, t->maps[t->nmaps].len);
 	}
+	/* the mapping holds the file: its context ends only once it goes */
+	if (g_ring.map)
+		munmap(g_ring.map, g_ring.s.size);
 	if (g_vfd >= 0)
 		close(g_vfd);
 	close(g_fd);

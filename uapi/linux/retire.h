@@ -42,10 +42,14 @@
  * batched fast path
  */
 #define RETIRE_FEAT_ENTER	(1ULL << 4)
-
+/*
+ * RETIRE_IOC_RING_SETUP and RETIRE_ENTER_F_RINGS: operations and records
+ * through rings shared with the module
+ */
+#define RETIRE_FEAT_RINGS	(1ULL << 5)
 #define RETIRE_FEAT_ALL		(RETIRE_FEAT_GENL | RETIRE_FEAT_REQUESTS | \
 				 RETIRE_FEAT_SIM | RETIRE_FEAT_ADMISSION | \
-				 RETIRE_FEAT_ENTER)
+				 RETIRE_FEAT_ENTER | RETIRE_FEAT_RINGS)
 
 /*
  * struct retire_limits - per-context bounds.
@@ -197,7 +201,6 @@ struct retire_handle_arg {
  * returns -EALREADY). Its RETIRED record still says when.
  */
 #define RETIRE_SQE_F_AUTO_RETIRE	(1U << 0)
-
 #define RETIRE_SQE_F_ALL	(RETIRE_SQE_F_AUTO_RETIRE)
 
 /*
@@ -348,7 +351,6 @@ struct retire_token_op {
 #define RETIRE_CQE_F_TIMED_OUT		(1U << 2)
 /* a cancel had been requested before this record was made */
 #define RETIRE_CQE_F_CANCEL_REQUESTED	(1U << 3)
-
 #define RETIRE_CQE_F_ALL	(RETIRE_CQE_F_MEASURED | RETIRE_CQE_F_OUTSTANDING | \
 				 RETIRE_CQE_F_TIMED_OUT | \
 				 RETIRE_CQE_F_CANCEL_REQUESTED)
@@ -717,6 +719,18 @@ struct retire_op {
 };
 
 /*
+ * RETIRE_IOC_ENTER flags: those of RETIRE_IOC_REAP, and these.
+ * Every flag must be listed in RETIRE_ENTER_F_ALL.
+ */
+/*
+ * take the operations from the context's submission ring and move records
+ * into its completion ring (RETIRE_IOC_RING_SETUP) instead of the arrays
+ */
+#define RETIRE_ENTER_F_RINGS		(1U << 1)
+
+#define RETIRE_ENTER_F_ALL	(RETIRE_REAP_F_ALL | RETIRE_ENTER_F_RINGS)
+
+/*
  * struct retire_enter - argument of RETIRE_IOC_ENTER: run a batch of
  * operations, then reap records, in one call.
  * @ops:	in: address of an array of @nr_ops struct retire_op.
@@ -724,7 +738,7 @@ struct retire_op {
  * @nr_ops:	in: 0 to RETIRE_SUBMIT_MAX.
  * @nr_cqes:	in: 0 to RETIRE_SUBMIT_MAX; at least one of the two non-zero.
  * @min_complete: in: as struct retire_reap, at most @nr_cqes.
- * @flags:	in: RETIRE_REAP_F_*.
+ * @flags:	in: RETIRE_ENTER_F_*.
  * @timeout_ns:	in: as struct retire_reap.
  * @done:	out: operations run (all @nr_ops unless the call failed
  *		before any); each has its @result.
@@ -740,6 +754,18 @@ struct retire_op {
  * fails as a whole (-EINVAL, -EFAULT) for a bad batch, before any
  * operation runs; if the arrays become unwritable afterwards it returns
  * -EFAULT with @done and @reaped still telling what happened.
+ *
+ * With RETIRE_ENTER_F_RINGS, @ops, @cqes and @nr_cqes must be 0: the
+ * operations are the first @nr_ops of those queued in the submission ring
+ * (fewer if fewer are queued); each one's @result and @handle are written
+ * back into its entry before sq_head moves past it. Then records move into
+ * the completion ring, oldest first, as many as it has room for (the rest
+ * wait in the module, cq_flags saying so: none is lost), and the call
+ * waits until the completion ring holds @min_complete records (at most its
+ * size) under the rules of struct retire_reap. @reaped counts the records
+ * this call moved. A sq_tail more than the ring's size ahead of sq_head,
+ * or a cq_head ahead of cq_tail or more than the ring's size behind it,
+ * fails the call with -EINVAL before anything runs or moves.
  */
 struct retire_enter {
 	__u64 ops;
@@ -751,6 +777,79 @@ struct retire_enter {
 	__u64 timeout_ns;
 	__u32 done;
 	__u32 reaped;
+	__u64 reserved[2];
+};
+
+/* ---- rings ----------------------------------------------------------- */
+
+/* the most entries a ring may have */
+#define RETIRE_RING_MAX_ENTRIES	4096
+
+/* the offset to mmap() the rings at, once RETIRE_IOC_RING_SETUP made them */
+#define RETIRE_RING_OFFSET	0ULL
+
+/* cq_flags: records wait in the module for room in the completion ring */
+#define RETIRE_CQ_F_OVERFLOW	(1U << 0)
+
+/*
+ * struct retire_ring_offsets - where each part of the rings lies in the
+ * mapping, in bytes from its start. The __u32 fields are read with
+ * acquire and written with release ordering by whoever owns them.
+ * @sq_head:	__u32, written by the module: the next operation it takes.
+ * @sq_tail:	__u32, written by the caller: one past its last operation.
+ * @sq_mask:	__u32, read-only: @sq_entries - 1.
+ * @sq_entries:	__u32, read-only: the submission ring's size.
+ * @sqes:	struct retire_op[sq_entries]: entry i is sqes[i & sq_mask].
+ * @cq_head:	__u32, written by the caller: the next record it reads.
+ * @cq_tail:	__u32, written by the module: one past its last record.
+ * @cq_mask:	__u32, read-only: @cq_entries - 1.
+ * @cq_entries:	__u32, read-only: the completion ring's size.
+ * @cq_flags:	__u32, written by the module: RETIRE_CQ_F_*.
+ * @cqes:	struct retire_cqe[cq_entries].
+ * @pad:	0.
+ * @reserved:	0.
+ */
+struct retire_ring_offsets {
+	__u32 sq_head;
+	__u32 sq_tail;
+	__u32 sq_mask;
+	__u32 sq_entries;
+	__u32 sqes;
+	__u32 cq_head;
+	__u32 cq_tail;
+	__u32 cq_mask;
+	__u32 cq_entries;
+	__u32 cq_flags;
+	__u32 cqes;
+	__u32 pad;
+	__u64 reserved[2];
+};
+
+/*
+ * struct retire_ring_setup - argument of RETIRE_IOC_RING_SETUP: give the
+ * context a submission ring of operations and a completion ring of
+ * records, shared with the caller through mmap(MAP_SHARED) of @size bytes
+ * at RETIRE_RING_OFFSET. A context has one pair of rings for its
+ * lifetime: asked again for the sizes it has, the call describes them
+ * again (to map them anew: their indices say where they stand); for other
+ * sizes it fails with -EBUSY. The memory is charged to the caller's
+ * memory cgroup. RETIRE_IOC_ENTER with
+ * RETIRE_ENTER_F_RINGS then runs what the caller queued and moves records
+ * into the completion ring; the other ways of reading records keep
+ * working, and each record is delivered once, by whichever takes it.
+ * @sq_entries:	in: a power of two, 1 to RETIRE_RING_MAX_ENTRIES.
+ * @cq_entries:	in: a power of two, 1 to RETIRE_RING_MAX_ENTRIES.
+ * @flags:	in: must be 0.
+ * @size:	out: the mapping's size in bytes, a multiple of the page size.
+ * @off:	out: where each part lies in it.
+ * @reserved:	in: must be 0.
+ */
+struct retire_ring_setup {
+	__u32 sq_entries;
+	__u32 cq_entries;
+	__u32 flags;
+	__u32 size;
+	struct retire_ring_offsets off;
 	__u64 reserved[2];
 };
 
@@ -778,5 +877,6 @@ struct retire_enter {
 #define RETIRE_IOC_LIMITS	_IOWR(RETIRE_IOC_MAGIC, 0x0c, struct retire_limits_arg)
 #define RETIRE_IOC_EPOCH	_IOWR(RETIRE_IOC_MAGIC, 0x0d, struct retire_epoch_arg)
 #define RETIRE_IOC_ENTER	_IOWR(RETIRE_IOC_MAGIC, 0x0e, struct retire_enter)
+#define RETIRE_IOC_RING_SETUP	_IOWR(RETIRE_IOC_MAGIC, 0x0f, struct retire_ring_setup)
 
 #endif /* _UAPI_LINUX_RETIRE_H */

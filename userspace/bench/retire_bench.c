@@ -117,26 +117,30 @@ static void expect_rec(const struct retire_cqe *cqe, __u32 type, __u32 outcome)
 		    type, outcome);
 }
 
-/* drain the queue's records: @want of them, checked, as they come */
+/* drain the queue's records: @want of them, checked, a batch at a time */
 static void queue_drain(struct rctx *c, unsigned int want, __u32 *types)
 {
-	struct retire_cqe *cqe;
-	unsigned int got = 0;
+	struct retire_cqe *cqes[RETIRE_SUBMIT_MAX];
+	unsigned int got = 0, n, i;
 
 	while (got < want) {
-		if (retire_queue_peek_cqe(c->q, &cqe)) {
+		n = retire_queue_peek_batch_cqe(c->q, cqes, RETIRE_SUBMIT_MAX);
+		if (!n) {
 			check(retire_queue_submit_and_wait(c->q, want - got,
 							   UINT64_MAX));
 			continue;
 		}
-		if (types)
-			types[cqe->type]++;
-		if (cqe->type == RETIRE_REC_TERMINAL &&
-		    cqe->outcome != RETIRE_OUTCOME_COMPLETED)
-			die("request %#llx: outcome %u",
-			    (unsigned long long)cqe->handle, cqe->outcome);
-		retire_queue_cqe_seen(c->q);
-		got++;
+		for (i = 0; i < n; i++) {
+			if (types)
+				types[cqes[i]->type]++;
+			if (cqes[i]->type == RETIRE_REC_TERMINAL &&
+			    cqes[i]->outcome != RETIRE_OUTCOME_COMPLETED)
+				die("request %#llx: outcome %u",
+				    (unsigned long long)cqes[i]->handle,
+				    cqes[i]->outcome);
+		}
+		retire_queue_cq_advance(c->q, n);
+		got += n;
 	}
 }
 

@@ -133,11 +133,14 @@ int retire_enter(struct retire *r, struct retire_op *ops, unsigned int nr_ops,
 		 unsigned int min_complete, __u64 timeout_ns);
 
 /*
- * A queue over retire_enter(), as liburing's ring is over io_uring_enter():
+ * A queue over RETIRE_IOC_ENTER, as liburing's ring is over io_uring_enter():
  * take operations with retire_queue_get_op(), run them and wait for records
  * with retire_queue_submit_and_wait(), walk the records with
- * retire_queue_peek_cqe() and retire_queue_cqe_seen(). One thread at a time
- * per queue.
+ * retire_queue_peek_cqe() and retire_queue_cqe_seen(), or a batch at a time
+ * with retire_queue_peek_batch_cqe() and retire_queue_cq_advance(). Where
+ * the module has rings (RETIRE_FEAT_RINGS), the first queue of a context
+ * drives the context's rings: nothing is copied. One thread at a time per
+ * queue.
  */
 struct retire_queue;
 
@@ -149,6 +152,10 @@ int retire_queue_submit_and_wait(struct retire_queue *q,
 				 unsigned int wait_nr, __u64 timeout_ns);
 int retire_queue_peek_cqe(struct retire_queue *q, struct retire_cqe **cqe);
 void retire_queue_cqe_seen(struct retire_queue *q);
+unsigned int retire_queue_peek_batch_cqe(struct retire_queue *q,
+					 struct retire_cqe **cqes,
+					 unsigned int count);
+void retire_queue_cq_advance(struct retire_queue *q, unsigned int nr);
 
 /* limits and the publication predicate */
 int retire_get_limits(struct retire *r, struct retire_limits *limits);

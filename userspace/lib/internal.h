@@ -7,5 +7,11 @@
 int __retire_ioctl(int fd, unsigned long cmd, void *arg);
 void __retire_latency_feed(struct retire_latency *l,
 			   const struct retire_cqe *cqes, unsigned int nr);
+/* the latency set of @r, if one is attached, takes these records */
+void __retire_feed(struct retire *r, const struct retire_cqe *cqes,
+		   unsigned int nr);
+/* one queue at a time drives a context's rings: 1 if it is this one */
+int __retire_rings_take(struct retire *r);
+void __retire_rings_give(struct retire *r);
 
 #endif /* LIBRETIRE_INTERNAL_H */

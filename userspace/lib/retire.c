@@ -11,6 +11,7 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -32,6 +33,7 @@ struct retire {
 	int fd;
 	pthread_rwlock_t lat_lock;
 	struct retire_latency *lat;	/* fed by retire_reap_records() */
+	atomic_flag rings_taken;	/* a queue drives the context's rings */
 };
 
 int __retire_ioctl(int fd, unsigned long cmd, void *arg)
@@ -61,6 +63,7 @@ int retire_open_device(struct retire **rp, const char *path, unsigned int flags)
 		return err;
 	}
 	pthread_rwlock_init(&r->lat_lock, NULL);
+	atomic_flag_clear(&r->rings_taken);
 	*rp = r;
 	return 0;
 }
@@ -330,13 +333,29 @@ int retire_enter(struct retire *r, struct retire_op *ops, unsigned int nr_ops,
 	 */
 	if (ioctl(r->fd, RETIRE_IOC_ENTER, &e) < 0)
 		return -errno;
-	if (e.reaped) {
-		pthread_rwlock_rdlock(&r->lat_lock);
-		if (r->lat)
-			__retire_latency_feed(r->lat, cqes, e.reaped);
-		pthread_rwlock_unlock(&r->lat_lock);
-	}
+	__retire_feed(r, cqes, e.reaped);
 	return (int)e.reaped;
+}
+
+void __retire_feed(struct retire *r, const struct retire_cqe *cqes,
+		   unsigned int nr)
+{
+	if (!nr)
+		return;
+	pthread_rwlock_rdlock(&r->lat_lock);
+	if (r->lat)
+		__retire_latency_feed(r->lat, cqes, nr);
+	pthread_rwlock_unlock(&r->lat_lock);
+}
+
+int __retire_rings_take(struct retire *r)
+{
+	return !atomic_flag_test_and_set(&r->rings_taken);
+}
+
+void __retire_rings_give(struct retire *r)
+{
+	atomic_flag_clear(&r->rings_taken);
 }
 
 int retire_track_latency(struct retire *r, struct retire_latency *l)

@@ -34,6 +34,7 @@ static const char *const feature_names[] = {
 	"sim",
 	"admission",
 	"enter",
+	"rings",
 };
 
 /* RETIRE_SIM_F_* by bit, as "engine flags=" takes and prints them */

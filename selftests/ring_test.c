@@ -1,0 +1,635 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The rings: RETIRE_IOC_RING_SETUP, the mapping at RETIRE_RING_OFFSET and
+ * RETIRE_IOC_ENTER with RETIRE_ENTER_F_RINGS, driven by hand so every
+ * index is the test's to choose.
+ *
+ * Each test names what it proves: the order of a request's records, one
+ * retirement each through the rings, a full completion ring never losing a
+ * record, indices from userspace bounded before anything runs, a bad setup
+ * or mapping refused, the other ways of reading records still working
+ * beside the rings, and a process killed with work in its rings leaving
+ * nothing behind.
+ */
+#include <errno.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "kselftest_harness.h"
+#include "retire_test.h"
+
+#define NBUF	64
+
+/* a context's rings, mapped */
+struct rg {
+	int fd;
+	struct retire_ring_setup s;
+	void *map;
+	_Atomic __u32 *sq_head, *sq_tail, *cq_head, *cq_tail, *cq_flags;
+	struct retire_op *sqes;
+	struct retire_cqe *cqes;
+	__u32 sq_next;		/* one past the last operation queued */
+	__u32 cq_next;		/* the next record to read */
+};
+
+static int rg_setup(int fd, unsigned int sq, unsigned int cq,
+		    struct retire_ring_setup *s)
+{
+	memset(s, 0, sizeof(*s));
+	s->sq_entries = sq;
+	s->cq_entries = cq;
+	return ioctl(fd, RETIRE_IOC_RING_SETUP, s) < 0 ? -errno : 0;
+}
+
+static void *rg_at(struct rg *g, __u32 off)
+{
+	return (char *)g->map + off;
+}
+
+static int rg_open(struct rg *g, int fd, unsigned int sq, unsigned int cq)
+{
+	int ret;
+
+	memset(g, 0, sizeof(*g));
+	g->fd = fd;
+	ret = rg_setup(fd, sq, cq, &g->s);
+	if (ret)
+		return ret;
+	g->map = mmap(NULL, g->s.size, PROT_READ | PROT_WRITE, MAP_SHARED, fd,
+		      RETIRE_RING_OFFSET);
+	if (g->map == MAP_FAILED)
+		return -errno;
+	g->sq_head = rg_at(g, g->s.off.sq_head);
+	g->sq_tail = rg_at(g, g->s.off.sq_tail);
+	g->cq_head = rg_at(g, g->s.off.cq_head);
+	g->cq_tail = rg_at(g, g->s.off.cq_tail);
+	g->cq_flags = rg_at(g, g->s.off.cq_flags);
+	g->sqes = rg_at(g, g->s.off.sqes);
+	g->cqes = rg_at(g, g->s.off.cqes);
+	g->sq_next = atomic_load(g->sq_head);
+	g->cq_next = atomic_load(g->cq_head);
+	return 0;
+}
+
+static void rg_close(struct rg *g)
+{
+	if (g->map && g->map != MAP_FAILED)
+		munmap(g->map, g->s.size);
+	g->map = NULL;
+}
+
+static struct retire_op *rg_op(struct rg *g)
+{
+	return &g->sqes[g->sq_next++ & (g->s.sq_entries - 1)];
+}
+
+/* the operation queued @back places before the last one */
+static struct retire_op *rg_queued(struct rg *g, unsigned int back)
+{
+	return &g->sqes[(g->sq_next - 1 - back) & (g->s.sq_entries - 1)];
+}
+
+/* publish what is queued, run @nr of it, wait for @min records */
+static int rg_enter(struct rg *g, unsigned int nr, unsigned int min,
+		    struct retire_enter *out)
+{
+	struct retire_enter e;
+	int ret;
+
+	atomic_store_explicit(g->sq_tail, g->sq_next, memory_order_release);
+	memset(&e, 0, sizeof(e));
+	e.flags = RETIRE_ENTER_F_RINGS;
+	e.nr_ops = nr;
+	e.min_complete = min;
+	e.timeout_ns = 2000 * RT_MS;
+	ret = ioctl(g->fd, RETIRE_IOC_ENTER, &e) < 0 ? -errno : 0;
+	if (out)
+		*out = e;
+	return ret;
+}
+
+/* move every record the completion ring holds into @l */
+static int rg_drain(struct rg *g, struct rt_log *l)
+{
+	__u32 tail = atomic_load_explicit(g->cq_tail, memory_order_acquire);
+	int n = 0, ret;
+
+	for (; g->cq_next != tail; g->cq_next++, n++) {
+		ret = rt_log_add(l, &g->cqes[g->cq_next &
+					     (g->s.cq_entries - 1)]);
+		if (ret)
+			return ret;
+	}
+	atomic_store_explicit(g->cq_head, g->cq_next, memory_order_release);
+	return n;
+}
+
+FIXTURE(ring) {
+	struct retire *r;
+	int fd;
+	__u64 buf[NBUF];
+	struct rg g;
+	struct rt_log log;
+};
+
+FIXTURE_SETUP(ring)
+{
+	struct retire_info info;
+	unsigned int i;
+	int ret;
+
+	ret = retire_open_device(&self->r, NULL, 0);
+	if (ret == -ENOENT)
+		SKIP(return, RT_SKIP_MSG);
+	ASSERT_EQ(0, ret);
+	ASSERT_EQ(0, retire_get_info(self->r, &info));
+	if (!(info.features & RETIRE_FEAT_RINGS))
+		SKIP(return, "the module has no rings");
+	self->fd = retire_get_fd(self->r);
+	rt_sim_neutral(self->r);
+	for (i = 0; i < NBUF; i++)
+		ASSERT_EQ(0, rt_register(self->r, RT_PAGE, &self->buf[i], NULL));
+}
+
+FIXTURE_TEARDOWN(ring)
+{
+	rt_sim_neutral(self->r);
+	rg_close(&self->g);
+	rt_log_free(&self->log);
+	retire_close_device(self->r);
+}
+
+static void rg_submit(struct rg *g, __u64 buf, __u64 user_data,
+		      __u64 deadline_ns, __u32 flags)
+{
+	struct retire_op *op = rg_op(g);
+
+	retire_prep_submit(op, buf, 0, 128, RETIRE_DEV_READ, user_data);
+	op->deadline_ns = deadline_ns;
+	op->flags = flags;
+}
+
+/*
+ * Sizes that are not a power of two from 1 to RETIRE_RING_MAX_ENTRIES, a
+ * flag or a reserved field are refused; asked again for the same sizes
+ * the call describes the same rings, for other sizes it is -EBUSY. A
+ * mapping before the rings exist, a private one or one larger than them
+ * is refused.
+ */
+TEST_F(ring, setup_and_mapping_refuse_what_is_not_a_ring)
+{
+	static const unsigned int bad[][2] = {
+		{ 0, 8 }, { 8, 0 }, { 3, 8 }, { 8, 12 },
+		{ RETIRE_RING_MAX_ENTRIES * 2, 8 },
+		{ 8, RETIRE_RING_MAX_ENTRIES * 2 }, { 1U << 31, 8 },
+	};
+	struct retire_ring_setup s, again;
+	unsigned int i;
+	void *m;
+
+	m = mmap(NULL, RT_PAGE, PROT_READ, MAP_SHARED, self->fd,
+		 RETIRE_RING_OFFSET);
+	EXPECT_EQ(MAP_FAILED, m);
+	EXPECT_EQ(EINVAL, errno);
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
+		EXPECT_EQ(-EINVAL, rg_setup(self->fd, bad[i][0], bad[i][1], &s))
+			TH_LOG("sizes %u %u", bad[i][0], bad[i][1]);
+	memset(&s, 0, sizeof(s));
+	s.sq_entries = 8;
+	s.cq_entries = 8;
+	s.flags = 1;
+	EXPECT_EQ(-1, ioctl(self->fd, RETIRE_IOC_RING_SETUP, &s));
+	EXPECT_EQ(EINVAL, errno);
+	s.flags = 0;
+	s.reserved[1] = 1;
+	EXPECT_EQ(-1, ioctl(self->fd, RETIRE_IOC_RING_SETUP, &s));
+	EXPECT_EQ(EINVAL, errno);
+
+	ASSERT_EQ(0, rg_setup(self->fd, 8, 16, &s));
+	EXPECT_EQ(0, s.size % RT_PAGE);
+	EXPECT_LE(s.off.cqes + 16 * sizeof(struct retire_cqe), s.size);
+	EXPECT_LE(s.off.sqes + 8 * sizeof(struct retire_op), s.off.cqes);
+	ASSERT_EQ(0, rg_setup(self->fd, 8, 16, &again));
+	EXPECT_EQ(0, memcmp(&s, &again, sizeof(s)));
+	EXPECT_EQ(-EBUSY, rg_setup(self->fd, 16, 16, &again));
+	EXPECT_EQ(-EBUSY, rg_setup(self->fd, 8, 8, &again));
+
+	m = mmap(NULL, s.size, PROT_READ, MAP_PRIVATE, self->fd,
+		 RETIRE_RING_OFFSET);
+	EXPECT_EQ(MAP_FAILED, m);
+	m = mmap(NULL, s.size + RT_PAGE, PROT_READ, MAP_SHARED, self->fd,
+		 RETIRE_RING_OFFSET);
+	EXPECT_EQ(MAP_FAILED, m);
+	m = mmap(NULL, s.size, PROT_READ, MAP_SHARED, self->fd,
+		 RETIRE_RING_OFFSET);
+	ASSERT_NE(MAP_FAILED, m);
+	EXPECT_EQ(7, *(__u32 *)((char *)m + s.off.sq_mask));
+	EXPECT_EQ(8, *(__u32 *)((char *)m + s.off.sq_entries));
+	EXPECT_EQ(15, *(__u32 *)((char *)m + s.off.cq_mask));
+	EXPECT_EQ(16, *(__u32 *)((char *)m + s.off.cq_entries));
+	munmap(m, s.size);
+}
+
+/*
+ * Through the rings, a request's records come in their order: TIMEOUT and
+ * CANCEL_ACK before TERMINAL, TERMINAL before RETIRED, each once; each
+ * operation's result and handle are written back into its entry.
+ */
+TEST_F(ring, records_come_in_their_order_each_once)
+{
+	struct retire_enter e;
+	__u64 h[6], end;
+	unsigned int i;
+
+	ASSERT_EQ(0, rg_open(&self->g, self->fd, 8, 64));
+	ASSERT_EQ(0, rt_set_latency(self->r, RETIRE_SIM_F_CANCEL_RUNNING,
+				    300 * RT_MS));
+	/* 0, 1: plain; 2, 3: a 50 ms deadline; 4, 5: cancelled */
+	for (i = 0; i < 6; i++)
+		rg_submit(&self->g, self->buf[i], 0x100 + i,
+			  i / 2 == 1 ? 50 * RT_MS : 0,
+			  i % 2 ? RETIRE_SQE_F_AUTO_RETIRE : 0);
+	ASSERT_EQ(0, rg_enter(&self->g, 6, 0, &e));
+	EXPECT_EQ(6, e.done);
+	EXPECT_EQ(atomic_load(self->g.sq_head), self->g.sq_next);
+	for (i = 0; i < 6; i++) {
+		struct retire_op *op = rg_queued(&self->g, 5 - i);
+
+		ASSERT_EQ(0, op->result);
+		EXPECT_EQ(RETIRE_KIND_REQ, RETIRE_HANDLE_KIND(op->handle));
+		h[i] = op->handle;
+	}
+	retire_prep_cancel(rg_op(&self->g), h[4]);
+	retire_prep_cancel(rg_op(&self->g), h[5]);
+	ASSERT_EQ(0, rg_enter(&self->g, 2, 0, &e));
+	EXPECT_EQ(0, rg_queued(&self->g, 1)->result);
+	EXPECT_EQ(0, rg_queued(&self->g, 0)->result);
+
+	/* every record but the explicit RETIREDs, within the latency */
+	end = rt_now_ns() + 5000 * RT_MS;
+	while (self->log.n < 13 && rt_now_ns() < end) {
+		ASSERT_EQ(0, rg_enter(&self->g, 0, 1, NULL));
+		ASSERT_LE(0, rg_drain(&self->g, &self->log));
+	}
+	ASSERT_EQ(13, self->log.n);
+	for (i = 0; i < 6; i += 2)
+		retire_prep_retire(rg_op(&self->g), h[i]);
+	ASSERT_EQ(0, rg_enter(&self->g, 3, 3, &e));
+	for (i = 0; i < 3; i++)
+		EXPECT_EQ(0, rg_queued(&self->g, i)->result);
+	ASSERT_EQ(3, rg_drain(&self->g, &self->log));
+	EXPECT_EQ(6 * 2 + 2 + 2, self->log.n);
+	for (i = 0; i < 6; i++) {
+		EXPECT_EQ(1, rt_count(&self->log, h[i], RETIRE_REC_TERMINAL));
+		EXPECT_EQ(1, rt_count(&self->log, h[i], RETIRE_REC_RETIRED));
+		EXPECT_LT(rt_index(&self->log, h[i], RETIRE_REC_TERMINAL),
+			  rt_index(&self->log, h[i], RETIRE_REC_RETIRED));
+		EXPECT_EQ(i / 2 == 1, rt_count(&self->log, h[i],
+					       RETIRE_REC_TIMEOUT));
+		EXPECT_EQ(i / 2 == 2, rt_count(&self->log, h[i],
+					       RETIRE_REC_CANCEL_ACK));
+		if (i / 2 == 1)
+			EXPECT_LT(rt_index(&self->log, h[i], RETIRE_REC_TIMEOUT),
+				  rt_index(&self->log, h[i],
+					   RETIRE_REC_TERMINAL));
+		if (i / 2 == 2)
+			EXPECT_LT(rt_index(&self->log, h[i],
+					   RETIRE_REC_CANCEL_ACK),
+				  rt_index(&self->log, h[i],
+					   RETIRE_REC_TERMINAL));
+	}
+}
+
+/*
+ * Every request retires once through the rings, by AUTO_RETIRE or by a
+ * RETIRE operation: the module's retired counter moves by one per
+ * admission, a second RETIRE of each finds it gone, and each has exactly
+ * one RETIRED record.
+ */
+TEST_F(ring, every_request_retires_once_through_the_rings)
+{
+	struct retire_stats before, after;
+	struct retire_enter e;
+	__u64 h[NBUF];
+	unsigned int i, term = 0;
+
+	ASSERT_EQ(0, rg_open(&self->g, self->fd, 64, 256));
+	ASSERT_EQ(0, rt_set_latency(self->r, RETIRE_SIM_F_INLINE, 0));
+	ASSERT_EQ(0, rt_stats(self->r, &before));
+	for (i = 0; i < NBUF; i++)
+		rg_submit(&self->g, self->buf[i], i, 0,
+			  i % 2 ? RETIRE_SQE_F_AUTO_RETIRE : 0);
+	ASSERT_EQ(0, rg_enter(&self->g, NBUF, NBUF + NBUF / 2, &e));
+	EXPECT_EQ(NBUF, e.done);
+	EXPECT_EQ(NBUF + NBUF / 2, e.reaped);
+	for (i = 0; i < NBUF; i++) {
+		ASSERT_EQ(0, rg_queued(&self->g, NBUF - 1 - i)->result);
+		h[i] = rg_queued(&self->g, NBUF - 1 - i)->handle;
+	}
+	ASSERT_EQ(NBUF + NBUF / 2, rg_drain(&self->g, &self->log));
+	for (i = 0; i < self->log.n; i++)
+		if (self->log.c[i].type == RETIRE_REC_TERMINAL) {
+			EXPECT_EQ(h[term], self->log.c[i].handle);
+			EXPECT_EQ(i, self->log.c[i].user_data);
+			term++;
+		}
+	EXPECT_EQ(NBUF, term);
+	/* the explicit half, then every one again */
+	for (i = 0; i < NBUF; i += 2)
+		retire_prep_retire(rg_op(&self->g), h[i]);
+	ASSERT_EQ(0, rg_enter(&self->g, NBUF / 2, NBUF / 2, &e));
+	for (i = 0; i < NBUF; i++)
+		retire_prep_retire(rg_op(&self->g), h[i]);
+	ASSERT_EQ(0, rg_enter(&self->g, NBUF, 0, &e));
+	for (i = 0; i < NBUF; i++)
+		EXPECT_EQ(-ENOENT, rg_queued(&self->g, NBUF - 1 - i)->result);
+	ASSERT_EQ(NBUF / 2, rg_drain(&self->g, &self->log));
+	for (i = 0; i < NBUF; i++)
+		EXPECT_EQ(1, rt_count(&self->log, h[i], RETIRE_REC_RETIRED));
+	ASSERT_EQ(0, rt_stats(self->r, &after));
+	EXPECT_EQ(before.admitted + NBUF, after.admitted);
+	EXPECT_EQ(before.retired + NBUF, after.retired);
+	EXPECT_EQ(before.physical_outstanding, after.physical_outstanding);
+}
+
+/*
+ * A completion ring of two entries and 64 requests: 128 records wait in
+ * the module (cq_flags says so) and come out two at a time, in order,
+ * none lost and none repeated, whatever the caller asks for.
+ */
+TEST_F(ring, a_full_completion_ring_never_loses_a_record)
+{
+	struct retire_enter e;
+	unsigned int i, calls = 0;
+	__u64 h[NBUF];
+
+	ASSERT_EQ(0, rg_open(&self->g, self->fd, 64, 2));
+	ASSERT_EQ(0, rt_set_latency(self->r, RETIRE_SIM_F_INLINE, 0));
+	for (i = 0; i < NBUF; i++)
+		rg_submit(&self->g, self->buf[i], i, 0,
+			  RETIRE_SQE_F_AUTO_RETIRE);
+	ASSERT_EQ(0, rg_enter(&self->g, NBUF, 2, &e));
+	EXPECT_EQ(NBUF, e.done);
+	EXPECT_EQ(2, e.reaped);
+	EXPECT_EQ(RETIRE_CQ_F_OVERFLOW, atomic_load(self->g.cq_flags));
+	for (i = 0; i < NBUF; i++)
+		h[i] = rg_queued(&self->g, NBUF - 1 - i)->handle;
+	/* a full ring and a wait for more than it holds: -EINVAL */
+	EXPECT_EQ(-EINVAL, rg_enter(&self->g, 0, 3, NULL));
+	/* nothing read: nothing more moves */
+	ASSERT_EQ(0, rg_enter(&self->g, 0, 2, &e));
+	EXPECT_EQ(0, e.reaped);
+	while (calls++ < 1000) {
+		/* read one, then let the module fill the ring again */
+		ASSERT_EQ(0, rt_log_add(&self->log,
+					&self->g.cqes[self->g.cq_next++ & 1]));
+		atomic_store(self->g.cq_head, self->g.cq_next);
+		if (self->log.n == 2 * NBUF)
+			break;
+		ASSERT_EQ(0, rg_enter(&self->g, 0, 1, &e));
+		EXPECT_GE(1, e.reaped);
+	}
+	EXPECT_EQ(0, rg_drain(&self->g, &self->log));
+	EXPECT_EQ(2 * NBUF, self->log.n);
+	EXPECT_EQ(0, atomic_load(self->g.cq_flags));
+	for (i = 0; i < NBUF; i++) {
+		EXPECT_EQ(1, rt_count(&self->log, h[i], RETIRE_REC_TERMINAL));
+		EXPECT_EQ(1, rt_count(&self->log, h[i], RETIRE_REC_RETIRED));
+		EXPECT_LT(rt_index(&self->log, h[i], RETIRE_REC_TERMINAL),
+			  rt_index(&self->log, h[i], RETIRE_REC_RETIRED));
+	}
+}
+
+/*
+ * A sq_tail more than the ring ahead of sq_head, or a cq_head ahead of
+ * cq_tail or more than the ring behind it, fails ENTER with -EINVAL
+ * before anything runs or moves; so does an ENTER that names arrays, or
+ * rings the context does not have. Put right, the same ring works.
+ */
+TEST_F(ring, indices_out_of_bounds_are_refused_before_anything_runs)
+{
+	struct retire_stats before, after;
+	struct retire_enter e;
+	__u32 cq_tail;
+	int i;
+
+	memset(&e, 0, sizeof(e));
+	e.flags = RETIRE_ENTER_F_RINGS;
+	e.nr_ops = 1;
+	EXPECT_EQ(-1, ioctl(self->fd, RETIRE_IOC_ENTER, &e));
+	EXPECT_EQ(EINVAL, errno);
+
+	ASSERT_EQ(0, rg_open(&self->g, self->fd, 8, 8));
+	ASSERT_EQ(0, rt_set_latency(self->r, RETIRE_SIM_F_INLINE, 0));
+	for (i = 0; i < 8; i++)
+		rg_submit(&self->g, self->buf[i], i, 0,
+			  RETIRE_SQE_F_AUTO_RETIRE);
+	ASSERT_EQ(0, rt_stats(self->r, &before));
+
+	/* nine queued in a ring of eight */
+	self->g.sq_next++;
+	EXPECT_EQ(-EINVAL, rg_enter(&self->g, 8, 0, NULL));
+	self->g.sq_next += 0x80000000U;
+	EXPECT_EQ(-EINVAL, rg_enter(&self->g, 8, 0, NULL));
+	self->g.sq_next -= 0x80000000U + 1;
+	/* a head past the tail, or more than the ring behind it */
+	cq_tail = atomic_load(self->g.cq_tail);
+	atomic_store(self->g.cq_head, cq_tail + 1);
+	EXPECT_EQ(-EINVAL, rg_enter(&self->g, 8, 0, NULL));
+	atomic_store(self->g.cq_head, cq_tail - 9);
+	EXPECT_EQ(-EINVAL, rg_enter(&self->g, 8, 0, NULL));
+	atomic_store(self->g.cq_head, cq_tail);
+	/* arrays with the rings flag */
+	memset(&e, 0, sizeof(e));
+	e.flags = RETIRE_ENTER_F_RINGS;
+	e.nr_cqes = 1;
+	EXPECT_EQ(-1, ioctl(self->fd, RETIRE_IOC_ENTER, &e));
+	EXPECT_EQ(EINVAL, errno);
+	e.nr_cqes = 0;
+	e.ops = (__u64)(uintptr_t)&e;
+	EXPECT_EQ(-1, ioctl(self->fd, RETIRE_IOC_ENTER, &e));
+	EXPECT_EQ(EINVAL, errno);
+
+	ASSERT_EQ(0, rt_stats(self->r, &after));
+	EXPECT_EQ(before.admitted, after.admitted);
+	EXPECT_EQ(before.refused, after.refused);
+	EXPECT_EQ(atomic_load(self->g.sq_head), self->g.sq_next - 8);
+
+	ASSERT_EQ(0, rg_enter(&self->g, 8, 8, &e));
+	EXPECT_EQ(8, e.done);
+	EXPECT_EQ(8, e.reaped);
+	ASSERT_EQ(0, rt_stats(self->r, &after));
+	EXPECT_EQ(before.admitted + 8, after.admitted);
+}
+
+/*
+ * The rings do not take the other ways of reading records away: each
+ * record goes to whichever reads it first, once. poll() says POLLIN while
+ * the completion ring holds unread records.
+ */
+TEST_F(ring, reap_beside_the_rings_takes_each_record_once)
+{
+	struct pollfd pfd = { .fd = self->fd, .events = POLLIN };
+	struct retire_cqe cqes[4];
+	struct retire_enter e;
+	unsigned int i;
+	__u64 h[4];
+	int n;
+
+	ASSERT_EQ(0, rg_open(&self->g, self->fd, 8, 8));
+	ASSERT_EQ(0, rt_set_latency(self->r, RETIRE_SIM_F_INLINE, 0));
+	/* submitted without the rings: the records wait in the module */
+	for (i = 0; i < 4; i++)
+		ASSERT_EQ(0, rt_submit(self->r, self->buf[i], 0, 128,
+				       RETIRE_DEV_READ, i, 0, &h[i]));
+	/* two by REAP, two through the ring */
+	n = retire_reap_records(self->r, cqes, 2, 2, 0);
+	ASSERT_EQ(2, n);
+	EXPECT_EQ(h[0], cqes[0].handle);
+	EXPECT_EQ(h[1], cqes[1].handle);
+	ASSERT_EQ(0, rg_enter(&self->g, 0, 2, &e));
+	EXPECT_EQ(2, e.reaped);
+	ASSERT_EQ(1, poll(&pfd, 1, 0));
+	EXPECT_TRUE(pfd.revents & POLLIN);
+	ASSERT_EQ(2, rg_drain(&self->g, &self->log));
+	EXPECT_EQ(h[2], self->log.c[0].handle);
+	EXPECT_EQ(h[3], self->log.c[1].handle);
+	EXPECT_EQ(0, poll(&pfd, 1, 0));
+	EXPECT_EQ(0, retire_reap_records(self->r, cqes, 4, 0, 0));
+}
+
+/* one queue's round: @n AUTO_RETIRE requests, both records of each */
+static int queue_round(struct retire_queue *q, const __u64 *bufs,
+		       unsigned int n, __u64 tag, struct rt_log *l)
+{
+	struct retire_cqe *cqes[64];
+	struct retire_op *op;
+	unsigned int i, got = 0, k;
+	int ret;
+
+	for (i = 0; i < n; i++) {
+		op = retire_queue_get_op(q);
+		if (!op)
+			return -ENOSPC;
+		retire_prep_submit(op, bufs[i], 0, 64, RETIRE_DEV_READ,
+				   tag + i);
+		op->flags = RETIRE_SQE_F_AUTO_RETIRE;
+	}
+	ret = retire_queue_submit_and_wait(q, 2 * n, 2000 * RT_MS);
+	if (ret != (int)n)
+		return ret < 0 ? ret : -EPROTO;
+	while (got < 2 * n) {
+		k = retire_queue_peek_batch_cqe(q, cqes, 64);
+		if (!k) {
+			ret = retire_queue_submit_and_wait(q, 2 * n - got,
+							   2000 * RT_MS);
+			if (ret < 0)
+				return ret;
+			if (!retire_queue_peek_batch_cqe(q, cqes, 1))
+				return -ETIMEDOUT;
+			continue;
+		}
+		for (i = 0; i < k; i++)
+			if (rt_log_add(l, cqes[i]))
+				return -ENOMEM;
+		retire_queue_cq_advance(q, k);
+		got += k;
+	}
+	return 0;
+}
+
+/*
+ * libretire's first queue on a handle drives the context's rings, a
+ * second one uses arrays, and a queue made after the first is gone maps
+ * the same rings again where they stand: all three deliver every record
+ * of their own requests, once.
+ */
+TEST_F(ring, queues_on_rings_and_on_arrays_deliver_alike)
+{
+	struct retire_queue *q1, *q2, *q3;
+	struct retire_ring_setup s;
+	unsigned int i, round;
+
+	ASSERT_EQ(0, rt_set_latency(self->r, RETIRE_SIM_F_INLINE, 0));
+	ASSERT_EQ(0, retire_queue_init(self->r, 16, &q1));
+	ASSERT_EQ(0, retire_queue_init(self->r, 16, &q2));
+	/* the first queue's rings: 16 operations, 64 records */
+	ASSERT_EQ(0, rg_setup(self->fd, 16, 64, &s));
+	EXPECT_EQ(-EBUSY, rg_setup(self->fd, 32, 64, &s));
+	for (round = 0; round < 5; round++) {
+		ASSERT_EQ(0, queue_round(q1, self->buf, 16, 0x1000,
+					 &self->log));
+		ASSERT_EQ(0, queue_round(q2, self->buf + 16, 16, 0x2000,
+					 &self->log));
+	}
+	retire_queue_exit(q1);
+	ASSERT_EQ(0, retire_queue_init(self->r, 16, &q3));
+	for (round = 0; round < 5; round++)
+		ASSERT_EQ(0, queue_round(q3, self->buf + 32, 16, 0x3000,
+					 &self->log));
+	retire_queue_exit(q2);
+	retire_queue_exit(q3);
+	/* 15 rounds of 16 requests, two records each, each request once */
+	EXPECT_EQ(15 * 16 * 2, self->log.n);
+	for (i = 0; i < self->log.n; i++)
+		EXPECT_EQ(1, rt_count(&self->log, self->log.c[i].handle,
+				      self->log.c[i].type));
+}
+
+/*
+ * A child sets up rings, runs batches on the timer engine and queues more
+ * it never enters, its completion ring full and unread, then dies by
+ * SIGKILL: the module's gauges return to where they were, so every request
+ * it admitted retired exactly once and the rings' memory went with it.
+ */
+TEST_F(ring, process_killed_with_work_in_its_rings_leaves_nothing)
+{
+	struct retire_stats base, now;
+	unsigned int round;
+	int status;
+	pid_t pid;
+
+	ASSERT_EQ(0, rt_settle_module(self->r, &base, 5000));
+	for (round = 0; round < 6; round++) {
+		ASSERT_EQ(0, rt_set_latency(self->r,
+					    round % 2 ? RETIRE_SIM_F_INLINE : 0,
+					    round % 2 ? 0 : RT_MS));
+		pid = fork();
+		ASSERT_LE(0, pid);
+		if (!pid) {
+			struct retire *c;
+			struct rg g;
+			__u64 b[NBUF];
+			unsigned int i;
+
+			if (retire_open_device(&c, NULL, 0) ||
+			    rg_open(&g, retire_get_fd(c), 32, 4))
+				_exit(2);
+			for (i = 0; i < NBUF; i++)
+				if (rt_register(c, RT_PAGE, &b[i], NULL))
+					_exit(3);
+			/* never a record read: the completion ring stays full */
+			for (i = 0;; i++) {
+				rg_submit(&g, b[i % NBUF], i, 0,
+					  i % 3 ? RETIRE_SQE_F_AUTO_RETIRE : 0);
+				if (i % 32 == 31)
+					rg_enter(&g, 32, 0, NULL);
+			}
+		}
+		rt_msleep(30 + 41 * round);
+		ASSERT_EQ(0, kill(pid, SIGKILL));
+		ASSERT_EQ(pid, waitpid(pid, &status, 0));
+		ASSERT_TRUE(WIFSIGNALED(status));
+	}
+	EXPECT_EQ(0, rt_wait_module_gauges(self->r, &base, &now, 10000))
+		TH_LOG("%s", rt_stats_diff(&base, &now, NULL) ?: "gauges");
+}
+
+TEST_HARNESS_MAIN
