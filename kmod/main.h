@@ -8,7 +8,8 @@
 /* Features this build of the module offers: reported by GET_INFO. */
 #define RETIRE_FEATURES		(RETIRE_FEAT_GENL | RETIRE_FEAT_REQUESTS | \
 				 RETIRE_FEAT_SIM | RETIRE_FEAT_ADMISSION | \
-				 RETIRE_FEAT_ENTER | RETIRE_FEAT_RINGS)
+				 RETIRE_FEAT_ENTER | RETIRE_FEAT_RINGS | \
+				 RETIRE_FEAT_ONE_RECORD)
 
 void retire_caps_get(struct retire_limits *caps);
 void retire_info_fill(struct retire_info *info);

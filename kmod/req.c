@@ -412,9 +412,14 @@ static bool retire_req_may_retire(const struct retire_req *req)
 	       !req->tokens && !req->quarantined;
 }
 
-/* retire a request that may: @now is the time of it */
+/*
+ * Retire a request that may: @now is the time of it. @record: a RETIRED
+ * record is owed (the slot is released when it is read); without, the
+ * caller has said so in the TERMINAL record and releases the slot.
+ */
 static void retire_req_retire_locked(struct retire_ctx *ctx,
-				     struct retire_req *req, ktime_t now)
+				     struct retire_req *req, ktime_t now,
+				     bool record)
 {
 	lockdep_assert_held(&ctx->lock);
 	req->state = RETIRE_REQ_RETIRED;
@@ -427,7 +432,8 @@ static void retire_req_retire_locked(struct retire_ctx *ctx,
 	retire_stat_owned(&ctx->stats, -(s64)req->len);
 	retire_stat_hist(&ctx->stats, RETIRE_HIST_PHYSICAL, req->t_admit, now);
 	retire_slot_kill_locked(&ctx->reqs, &req->slot);
-	retire_req_queue_locked(ctx, req, RETIRE_PEND_RETIRED);
+	if (record)
+		retire_req_queue_locked(ctx, req, RETIRE_PEND_RETIRED);
 }
 
 /**
@@ -445,7 +451,7 @@ void retire_req_try_retire_locked(struct retire_ctx *ctx,
 {
 	lockdep_assert_held(&ctx->lock);
 	if (retire_req_may_retire(req))
-		retire_req_retire_locked(ctx, req, ktime_get());
+		retire_req_retire_locked(ctx, req, ktime_get(), true);
 }
 EXPORT_SYMBOL_IF_KUNIT(retire_req_try_retire_locked);
 
@@ -456,6 +462,9 @@ static int retire_sqe_check(const struct retire_sqe *sqe)
 	    sqe->reserved[0] || sqe->reserved[1])
 		return -EINVAL;
 	if (!sqe->dev_flags || sqe->dev_flags & ~RETIRE_DEV_ALL)
+		return -EINVAL;
+	if (sqe->flags & RETIRE_SQE_F_ONE_RECORD &&
+	    !(sqe->flags & RETIRE_SQE_F_AUTO_RETIRE))
 		return -EINVAL;
 	if (!sqe->len)
 		return -EINVAL;
@@ -577,6 +586,7 @@ int retire_submit_one(struct retire_ctx *ctx, struct retire_sqe *sqe,
 	req->flags = 0;
 	req->dev_flags = sqe->dev_flags;
 	req->auto_retire = !!(sqe->flags & RETIRE_SQE_F_AUTO_RETIRE);
+	req->one_record = !!(sqe->flags & RETIRE_SQE_F_ONE_RECORD);
 	req->pending = 0;
 	req->outcome = 0;
 	req->handle = handle;
@@ -761,11 +771,12 @@ EXPORT_SYMBOL_IF_KUNIT(retire_ctx_unquarantine);
 /*
  * The record for pending bit @bit, written whole into @cqe, which may be
  * the caller's memory: it is only written, never read back. Measurements
- * only if published. Returns the record's outcome.
+ * only if published. Returns the record's outcome, and its flags in
+ * *@rflags.
  */
 static u32 retire_req_fill_cqe(const struct retire_ctx *ctx,
 			       const struct retire_req *req, u8 bit,
-			       struct retire_cqe *cqe)
+			       struct retire_cqe *cqe, u32 *rflags)
 {
 	u64 result_len = 0, latency_ns = 0, checksum = 0;
 	u32 type = 0, outcome = 0, flags = retire_req_cqe_flags(req);
@@ -810,6 +821,14 @@ static u32 retire_req_fill_cqe(const struct retire_ctx *ctx,
 							   req->t_admit));
 			checksum = req->checksum;
 		}
+		/*
+		 * Reading it consumes the request (one_record implies
+		 * AUTO_RETIRE), and it retires then unless a token is out: a
+		 * token can be returned before the record is committed, but
+		 * only the reader, who holds ctx->mutex, could borrow one.
+		 */
+		if (req->one_record && !req->tokens && !req->quarantined)
+			flags |= RETIRE_CQE_F_RETIRED;
 		break;
 	case RETIRE_PEND_RETIRED:
 		type = RETIRE_REC_RETIRED;
@@ -827,6 +846,7 @@ static u32 retire_req_fill_cqe(const struct retire_ctx *ctx,
 		.latency_ns = latency_ns,
 		.checksum = checksum,
 	};
+	*rflags = flags;
 	return outcome;
 }
 
@@ -849,7 +869,7 @@ bool retire_records_ready(struct retire_ctx *ctx)
  */
 static bool retire_record_commit(struct retire_ctx *ctx,
 				 struct retire_req *req, u8 bit, u32 outcome,
-				 u32 prev, ktime_t now)
+				 u32 rflags, u32 prev, ktime_t now)
 {
 	u32 idx = retire_req_idx(req);
 	bool left = false;
@@ -882,7 +902,14 @@ static bool retire_record_commit(struct retire_ctx *ctx,
 			 */
 			req->consumed = true;
 			if (retire_req_may_retire(req))
-				retire_req_retire_locked(ctx, req, now);
+				retire_req_retire_locked(ctx, req, now,
+							 !(rflags & RETIRE_CQE_F_RETIRED));
+		}
+		/* the record said it retired: it owes nothing more */
+		if (rflags & RETIRE_CQE_F_RETIRED &&
+		    !WARN_ON_ONCE(req->state != RETIRE_REQ_RETIRED)) {
+			req->state = RETIRE_REQ_FREE;
+			retire_slot_release_locked(&ctx->reqs, &req->slot, idx);
 		}
 	} else if (bit == RETIRE_PEND_RETIRED) {
 		/* its job went back at the terminal event: the slot is free */
@@ -914,7 +941,7 @@ static int __retire_records_take(struct retire_ctx *ctx, bool to_user,
 	unsigned int cap = RETIRE_STAGE_MIN, n = 0, m, i;
 	struct retire_req *req = NULL;
 	u8 bits[RETIRE_SUBMIT_MAX];
-	u32 idx, prev;
+	u32 idx, prev, fl;
 	ktime_t now;
 
 	lockdep_assert_held(&ctx->mutex);
@@ -945,7 +972,8 @@ static int __retire_records_take(struct retire_ctx *ctx, bool to_user,
 				rq[m] = req;
 				bits[m] = p & -p;
 				p &= ~bits[m];
-				retire_req_fill_cqe(ctx, req, bits[m], &stage[m]);
+				retire_req_fill_cqe(ctx, req, bits[m], &stage[m],
+						    &fl);
 				m++;
 			}
 			if (p)
@@ -972,7 +1000,8 @@ static int __retire_records_take(struct retire_ctx *ctx, bool to_user,
 		for (i = 0; i < m; i++) {
 			req = rq[i];
 			if (!retire_record_commit(ctx, req, bits[i],
-						  stage[i].outcome, prev, now) &&
+						  stage[i].outcome,
+						  stage[i].flags, prev, now) &&
 			    (i + 1 == m || rq[i + 1] != req))
 				prev = retire_req_idx(req);
 		}
@@ -1002,7 +1031,7 @@ u32 retire_records_post(struct retire_ctx *ctx, struct retire_cqe *cqes,
 			u32 mask, u32 *tail, u32 room)
 {
 	struct retire_req *req;
-	u32 idx, next, prev, outcome, n = 0;
+	u32 idx, next, prev, outcome, fl, n = 0;
 	bool left;
 	ktime_t now;
 	u8 bit;
@@ -1025,10 +1054,12 @@ u32 retire_records_post(struct retire_ctx *ctx, struct retire_cqe *cqes,
 			while (req->pending && n < room && !left) {
 				bit = req->pending & -req->pending;
 				outcome = retire_req_fill_cqe(ctx, req, bit,
-							      &cqes[(*tail)++ & mask]);
+							      &cqes[(*tail)++ & mask],
+							      &fl);
 				n++;
 				left = retire_record_commit(ctx, req, bit,
-							    outcome, prev, now);
+							    outcome, fl, prev,
+							    now);
 			}
 			/* only a full ring leaves a request where it was */
 			if (!left)

@@ -52,6 +52,8 @@ struct retire_deadline;
  * @terminal_read: the reader has the TERMINAL record: the owner may retire
  * @consumed:	the owner retired it (or the reaper did, after close)
  * @auto_retire: RETIRE_SQE_F_AUTO_RETIRE: reading TERMINAL consumes it
+ * @one_record:	RETIRE_SQE_F_ONE_RECORD: retiring as TERMINAL is read, it
+ *		says so in that record and owes no RETIRED record
  * @quarantined: the watchdog fired: the buffer stays until an engine reset
  *		or the device's own terminal event
  * @ack_already: the first cancel found it running (its CANCEL_ACK carries
@@ -100,6 +102,7 @@ struct retire_req {
 			u16 terminal_read:1;
 			u16 consumed:1;
 			u16 auto_retire:1;
+			u16 one_record:1;
 			u16 quarantined:1;
 			u16 ack_already:1;
 			u16 ack_timed_out:1;

@@ -151,6 +151,80 @@ TEST_F(en, auto_retire_retires_once_and_waits_for_the_last_token)
 }
 
 /*
+ * RETIRE_SQE_F_ONE_RECORD: each request's TERMINAL record says it retired
+ * (RETIRE_CQE_F_RETIRED) and is its only record, whether read by ENTER or
+ * by read(); it retired exactly once (its handle is stale at once). A
+ * request with a token out when its TERMINAL is read says nothing of the
+ * sort and gets its RETIRED record when the token returns. Without
+ * AUTO_RETIRE the flag is refused.
+ */
+TEST_F(en, one_record_requests_say_they_retired_in_their_terminal)
+{
+	struct retire_stats before, after;
+	struct retire_op ops[NBUF];
+	struct retire_cqe cqes[NBUF];
+	unsigned int i;
+	__u64 h, tok;
+	ssize_t got;
+	int n;
+
+	ASSERT_EQ(0, rt_set_latency(self->r, RETIRE_SIM_F_INLINE, 0));
+	ASSERT_EQ(0, rt_stats(self->r, &before));
+	en_submits(ops, self->buf, 32, RETIRE_SQE_F_AUTO_RETIRE |
+					 RETIRE_SQE_F_ONE_RECORD);
+	n = retire_enter(self->r, ops, 32, cqes, NBUF, 32, 2000 * RT_MS);
+	ASSERT_EQ(32, n);
+	for (i = 0; i < 32; i++) {
+		ASSERT_EQ(0, ops[i].result);
+		EXPECT_EQ(RETIRE_REC_TERMINAL, cqes[i].type);
+		EXPECT_EQ(ops[i].handle, cqes[i].handle);
+		EXPECT_EQ(RETIRE_OUTCOME_COMPLETED, cqes[i].outcome);
+		EXPECT_TRUE(cqes[i].flags & RETIRE_CQE_F_RETIRED);
+	}
+	/* the same through read(): nothing more, and every handle stale */
+	en_submits(ops, self->buf + 32, 16, RETIRE_SQE_F_AUTO_RETIRE |
+					      RETIRE_SQE_F_ONE_RECORD);
+	ASSERT_EQ(0, retire_enter(self->r, ops, 16, NULL, 0, 0, 0));
+	got = read(retire_get_fd(self->r), cqes, sizeof(cqes));
+	ASSERT_EQ(16 * sizeof(cqes[0]), got);
+	for (i = 0; i < 16; i++) {
+		EXPECT_EQ(RETIRE_REC_TERMINAL, cqes[i].type);
+		EXPECT_TRUE(cqes[i].flags & RETIRE_CQE_F_RETIRED);
+		retire_prep_retire(&ops[i], cqes[i].handle);
+	}
+	ASSERT_EQ(0, retire_enter(self->r, ops, 16, cqes, NBUF, 0, 0));
+	for (i = 0; i < 16; i++)
+		EXPECT_EQ(-ENOENT, ops[i].result);
+	ASSERT_EQ(0, rt_stats(self->r, &after));
+	EXPECT_EQ(before.retired + 48, after.retired);
+	EXPECT_EQ(before.physical_outstanding, after.physical_outstanding);
+
+	/* a token out when the TERMINAL is read: RETIRED comes after it */
+	en_submits(ops, self->buf, 1, RETIRE_SQE_F_AUTO_RETIRE |
+				       RETIRE_SQE_F_ONE_RECORD);
+	ASSERT_EQ(0, retire_enter(self->r, ops, 1, NULL, 0, 0, 0));
+	h = ops[0].handle;
+	retire_prep_borrow(&ops[0], h);
+	ASSERT_EQ(1, retire_enter(self->r, ops, 1, cqes, NBUF, 1,
+				  2000 * RT_MS));
+	ASSERT_EQ(0, ops[0].result);
+	tok = ops[0].handle;
+	EXPECT_EQ(RETIRE_REC_TERMINAL, cqes[0].type);
+	EXPECT_FALSE(cqes[0].flags & RETIRE_CQE_F_RETIRED);
+	retire_prep_return(&ops[0], tok, 0);
+	ASSERT_EQ(1, retire_enter(self->r, ops, 1, cqes, NBUF, 1,
+				  2000 * RT_MS));
+	EXPECT_EQ(RETIRE_REC_RETIRED, cqes[0].type);
+	EXPECT_EQ(h, cqes[0].handle);
+
+	/* the flag alone is refused, changing nothing */
+	en_submits(ops, self->buf, 1, RETIRE_SQE_F_ONE_RECORD);
+	ASSERT_EQ(0, retire_enter(self->r, ops, 1, NULL, 0, 0, 0));
+	EXPECT_EQ(-EINVAL, ops[0].result);
+	EXPECT_EQ(0, retire_enter(self->r, NULL, 0, cqes, NBUF, 0, 0));
+}
+
+/*
  * 64 requests on the timer engine make 128 records; reaping them 5 at a
  * time (and with calls that reap nothing) loses none and repeats none.
  */

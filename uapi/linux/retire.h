@@ -47,9 +47,13 @@
  * through rings shared with the module
  */
 #define RETIRE_FEAT_RINGS	(1ULL << 5)
+/* RETIRE_SQE_F_ONE_RECORD and RETIRE_CQE_F_RETIRED */
+#define RETIRE_FEAT_ONE_RECORD	(1ULL << 6)
+
 #define RETIRE_FEAT_ALL		(RETIRE_FEAT_GENL | RETIRE_FEAT_REQUESTS | \
 				 RETIRE_FEAT_SIM | RETIRE_FEAT_ADMISSION | \
-				 RETIRE_FEAT_ENTER | RETIRE_FEAT_RINGS)
+				 RETIRE_FEAT_ENTER | RETIRE_FEAT_RINGS | \
+				 RETIRE_FEAT_ONE_RECORD)
 
 /*
  * struct retire_limits - per-context bounds.
@@ -201,7 +205,17 @@ struct retire_handle_arg {
  * returns -EALREADY). Its RETIRED record still says when.
  */
 #define RETIRE_SQE_F_AUTO_RETIRE	(1U << 0)
-#define RETIRE_SQE_F_ALL	(RETIRE_SQE_F_AUTO_RETIRE)
+/*
+ * with RETIRE_SQE_F_AUTO_RETIRE (-EINVAL without it): a request that
+ * retires as its TERMINAL record is handed over says so in that record
+ * (RETIRE_CQE_F_RETIRED) instead of in a RETIRED record of its own: one
+ * record where there were two. One that a borrow token holds back gets
+ * its RETIRED record when the last token returns, as ever.
+ */
+#define RETIRE_SQE_F_ONE_RECORD		(1U << 1)
+
+#define RETIRE_SQE_F_ALL	(RETIRE_SQE_F_AUTO_RETIRE | \
+				 RETIRE_SQE_F_ONE_RECORD)
 
 /*
  * struct retire_sqe - one request of a RETIRE_IOC_SUBMIT batch.
@@ -351,9 +365,16 @@ struct retire_token_op {
 #define RETIRE_CQE_F_TIMED_OUT		(1U << 2)
 /* a cancel had been requested before this record was made */
 #define RETIRE_CQE_F_CANCEL_REQUESTED	(1U << 3)
+/*
+ * RETIRE_SQE_F_ONE_RECORD: the request retired as this TERMINAL record was
+ * handed over; no RETIRED record follows, and its handle is stale already
+ */
+#define RETIRE_CQE_F_RETIRED		(1U << 4)
+
 #define RETIRE_CQE_F_ALL	(RETIRE_CQE_F_MEASURED | RETIRE_CQE_F_OUTSTANDING | \
 				 RETIRE_CQE_F_TIMED_OUT | \
-				 RETIRE_CQE_F_CANCEL_REQUESTED)
+				 RETIRE_CQE_F_CANCEL_REQUESTED | \
+				 RETIRE_CQE_F_RETIRED)
 
 /*
  * struct retire_cqe - one record, as read() or RETIRE_IOC_REAP return it.

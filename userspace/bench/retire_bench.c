@@ -29,7 +29,7 @@
 #include "libretire.h"
 
 #define REQ_LEN		64	/* a cache line: the device reads it */
-#define MAX_ROWS	16
+#define MAX_ROWS	24
 #define MAX_REPS	64
 
 static unsigned int reqs_per_sample = 16384;
@@ -131,8 +131,12 @@ static void queue_drain(struct rctx *c, unsigned int want, __u32 *types)
 			continue;
 		}
 		for (i = 0; i < n; i++) {
-			if (types)
+			if (types) {
 				types[cqes[i]->type]++;
+				/* slot 0 (no type): TERMINALs that retired */
+				if (cqes[i]->flags & RETIRE_CQE_F_RETIRED)
+					types[0]++;
+			}
 			if (cqes[i]->type == RETIRE_REC_TERMINAL &&
 			    cqes[i]->outcome != RETIRE_OUTCOME_COMPLETED)
 				die("request %#llx: outcome %u",
@@ -146,62 +150,97 @@ static void queue_drain(struct rctx *c, unsigned int want, __u32 *types)
 
 /*
  * The full cycle through the queue: @batch submits (AUTO_RETIRE) in one
- * ENTER that also reaps both records of each: TERMINAL, then RETIRED.
+ * ENTER that also reaps both records of each: TERMINAL, then RETIRED. With
+ * @one, RETIRE_SQE_F_ONE_RECORD: the TERMINAL record says the request
+ * retired, and is its only record.
  */
-static void cycle_auto(struct rctx *c, unsigned int batch, unsigned long n)
+static void cycle_run(struct rctx *c, unsigned int batch, unsigned long n,
+		      int one)
 {
+	unsigned int per = one ? 1 : 2, i;
 	__u32 types[8];
 	unsigned long done;
 	struct retire_op *op;
-	unsigned int i;
 
 	for (done = 0; done < n; done += batch) {
 		for (i = 0; i < batch; i++) {
 			op = retire_queue_get_op(c->q);
 			retire_prep_submit(op, c->bufs[i], 0, REQ_LEN,
 					   RETIRE_DEV_READ, i);
-			op->flags = RETIRE_SQE_F_AUTO_RETIRE;
+			op->flags = RETIRE_SQE_F_AUTO_RETIRE |
+				    (one ? RETIRE_SQE_F_ONE_RECORD : 0);
 		}
-		check(retire_queue_submit_and_wait(c->q, 2 * batch, UINT64_MAX));
+		check(retire_queue_submit_and_wait(c->q, per * batch,
+						   UINT64_MAX));
 		memset(types, 0, sizeof(types));
-		queue_drain(c, 2 * batch, types);
+		queue_drain(c, per * batch, types);
 		if (types[RETIRE_REC_TERMINAL] != batch ||
-		    types[RETIRE_REC_RETIRED] != batch)
-			die("cycle: %u TERMINAL, %u RETIRED of %u",
-			    types[RETIRE_REC_TERMINAL],
+		    types[RETIRE_REC_RETIRED] != (one ? 0 : batch) ||
+		    types[0] != (one ? batch : 0))
+			die("cycle: %u TERMINAL (%u retired), %u RETIRED of %u",
+			    types[RETIRE_REC_TERMINAL], types[0],
 			    types[RETIRE_REC_RETIRED], batch);
 	}
 }
 
-/* the same with RETIRE explicit: ENTER(submit, reap TERMINAL), ENTER(retire, reap RETIRED) */
+static void cycle_auto(struct rctx *c, unsigned int batch, unsigned long n)
+{
+	cycle_run(c, batch, n, 0);
+}
+
+static void cycle_one(struct rctx *c, unsigned int batch, unsigned long n)
+{
+	cycle_run(c, batch, n, 1);
+}
+
+/*
+ * Take @want records from the queue, waiting as needed, each of @type;
+ * their handles go to @h (if not NULL), in the order they came.
+ */
+static void queue_take(struct rctx *c, unsigned int want, __u32 type,
+		       __u32 outcome, __u64 *h)
+{
+	struct retire_cqe *cqes[RETIRE_SUBMIT_MAX];
+	unsigned int got = 0, n, i;
+
+	while (got < want) {
+		n = retire_queue_peek_batch_cqe(c->q, cqes, want - got);
+		if (!n) {
+			check(retire_queue_submit_and_wait(c->q, want - got,
+							   UINT64_MAX));
+			continue;
+		}
+		for (i = 0; i < n; i++) {
+			expect_rec(cqes[i], type, outcome);
+			if (h)
+				h[got + i] = cqes[i]->handle;
+		}
+		retire_queue_cq_advance(c->q, n);
+		got += n;
+	}
+}
+
+/* the same with RETIRE explicit: one ENTER submits and reaps the
+ * TERMINALs, a second retires the batch and reaps the RETIREDs */
 static void cycle_explicit(struct rctx *c, unsigned int batch,
 			   unsigned long n)
 {
-	struct retire_op ops[RETIRE_SUBMIT_MAX];
-	struct retire_cqe cqes[RETIRE_SUBMIT_MAX];
+	__u64 h[RETIRE_SUBMIT_MAX];
 	unsigned long done;
 	unsigned int i;
-	int got;
 
 	for (done = 0; done < n; done += batch) {
 		for (i = 0; i < batch; i++)
-			retire_prep_submit(&ops[i], c->bufs[i], 0, REQ_LEN,
+			retire_prep_submit(retire_queue_get_op(c->q),
+					   c->bufs[i], 0, REQ_LEN,
 					   RETIRE_DEV_READ, i);
-		got = retire_enter(c->r, ops, batch, cqes, batch, batch,
-				   UINT64_MAX);
-		check(got);
-		for (i = 0; i < (unsigned int)got; i++) {
-			expect_rec(&cqes[i], RETIRE_REC_TERMINAL,
-				   RETIRE_OUTCOME_COMPLETED);
-			retire_prep_retire(&ops[i], cqes[i].handle);
-		}
-		check(retire_enter(c->r, ops, batch, cqes, batch, batch,
-				   UINT64_MAX));
-		for (i = 0; i < batch; i++) {
-			if (ops[i].result)
-				die("retire: %s", strerror(-ops[i].result));
-			expect_rec(&cqes[i], RETIRE_REC_RETIRED, 0);
-		}
+		check(retire_queue_submit_and_wait(c->q, batch, UINT64_MAX));
+		queue_take(c, batch, RETIRE_REC_TERMINAL,
+			   RETIRE_OUTCOME_COMPLETED, h);
+		for (i = 0; i < batch; i++)
+			retire_prep_retire(retire_queue_get_op(c->q), h[i]);
+		check(retire_queue_submit_and_wait(c->q, batch, UINT64_MAX));
+		queue_take(c, batch, RETIRE_REC_RETIRED, 0, NULL);
 	}
 }
 
@@ -231,44 +270,54 @@ static void cycle_legacy(struct rctx *c, unsigned int batch, unsigned long n)
 }
 
 /*
- * Cancel of a queued request through retirement: @batch submits that wait
- * behind the context's one active request, then one ENTER cancelling them
- * and reaping CANCEL_ACK, TERMINAL (cancelled) and RETIRED of each.
+ * Cancel of a queued request through retirement: @batch submits (with
+ * AUTO_RETIRE and ONE_RECORD) that wait behind the context's one active
+ * request, then one ENTER cancelling them and reaping, for each, its
+ * CANCEL_ACK and its TERMINAL (cancelled), which says it retired: two
+ * records, as io_uring's read and cancel make two CQEs.
  */
 static void cycle_cancel(struct rctx *c, unsigned int batch, unsigned long n)
 {
-	struct retire_op ops[RETIRE_SUBMIT_MAX];
-	struct retire_cqe cqes[RETIRE_SUBMIT_MAX];
+	struct retire_op *ops[RETIRE_SUBMIT_MAX];
+	struct retire_cqe *cqes[RETIRE_SUBMIT_MAX];
+	__u64 h[RETIRE_SUBMIT_MAX];
 	unsigned long done;
-	unsigned int i, got;
-	int ret;
+	unsigned int i, got, k;
 
 	for (done = 0; done < n; done += batch) {
 		for (i = 0; i < batch; i++) {
-			retire_prep_submit(&ops[i], c->bufs[i], 0, REQ_LEN,
+			ops[i] = retire_queue_get_op(c->q);
+			retire_prep_submit(ops[i], c->bufs[i], 0, REQ_LEN,
 					   RETIRE_DEV_READ, i);
-			ops[i].flags = RETIRE_SQE_F_AUTO_RETIRE;
+			ops[i]->flags = RETIRE_SQE_F_AUTO_RETIRE |
+					RETIRE_SQE_F_ONE_RECORD;
 		}
-		check(retire_enter(c->r, ops, batch, NULL, 0, 0, 0));
+		check(retire_queue_submit_and_wait(c->q, 0, 0));
 		for (i = 0; i < batch; i++) {
-			if (ops[i].result)
+			if (ops[i]->result)
 				die("cancel row: submit: %s",
-				    strerror(-ops[i].result));
-			retire_prep_cancel(&ops[i], ops[i].handle);
-		}
-		ret = retire_enter(c->r, ops, batch, cqes, 3 * batch,
-				   3 * batch, UINT64_MAX);
-		check(ret);
-		got = ret;
-		while (got < 3 * batch) {
-			ret = retire_enter(c->r, NULL, 0, cqes, 3 * batch - got,
-					   3 * batch - got, UINT64_MAX);
-			check(ret);
-			got += ret;
+				    strerror(-ops[i]->result));
+			h[i] = ops[i]->handle;
 		}
 		for (i = 0; i < batch; i++)
-			if (ops[i].result)
-				die("cancel: %s", strerror(-ops[i].result));
+			retire_prep_cancel(retire_queue_get_op(c->q), h[i]);
+		check(retire_queue_submit_and_wait(c->q, 2 * batch,
+						   UINT64_MAX));
+		for (got = 0; got < 2 * batch; got += k) {
+			k = retire_queue_peek_batch_cqe(c->q, cqes,
+							2 * batch - got);
+			if (!k)
+				check(retire_queue_submit_and_wait(c->q,
+								   2 * batch - got,
+								   UINT64_MAX));
+			for (i = 0; i < k; i++)
+				if (cqes[i]->type == RETIRE_REC_TERMINAL &&
+				    (cqes[i]->outcome != RETIRE_OUTCOME_CANCELLED ||
+				     !(cqes[i]->flags & RETIRE_CQE_F_RETIRED)))
+					die("cancel: outcome %u flags %#x",
+					    cqes[i]->outcome, cqes[i]->flags);
+			retire_queue_cq_advance(c->q, k);
+		}
 	}
 }
 
@@ -566,7 +615,7 @@ static void usage(void)
 int main(int argc, char **argv)
 {
 	int nop1, nop32, ucan1, ucan16, umem, opt;
-	int a32, a1, e32, l32, t32, t1, c1, c16, mem, s_small, s_big;
+	int a32, a1, o32, o1, e32, l32, t32, t1, c1, c16, mem, s_small, s_big;
 	struct rlimit rl = { RLIM_INFINITY, RLIM_INFINITY };
 	struct rctx cyc, can;
 	unsigned int rep, i;
@@ -603,6 +652,10 @@ int main(int argc, char **argv)
 		      "NOP b32", nop32);
 	a1 = row_add("full cycle, inline engine, AUTO_RETIRE, batch 1",
 		     "NOP b1", nop1);
+	o32 = row_add("full cycle, inline, AUTO_RETIRE one record, batch 32",
+		      "NOP b32", nop32);
+	o1 = row_add("full cycle, inline, AUTO_RETIRE one record, batch 1",
+		     "NOP b1", nop1);
 	e32 = row_add("full cycle, inline engine, explicit RETIRE, batch 32",
 		      "NOP b32", nop32);
 	l32 = row_add("full cycle, inline engine, 1.0 ioctls, batch 32",
@@ -628,6 +681,8 @@ int main(int argc, char **argv)
 		sim_mode(cyc.r, 1, 0);
 		TIME(at, a32, n, cycle_auto(&cyc, 32, n));
 		TIME(at, a1, nb1, cycle_auto(&cyc, 1, nb1));
+		TIME(at, o32, n, cycle_one(&cyc, 32, n));
+		TIME(at, o1, nb1, cycle_one(&cyc, 1, nb1));
 		TIME(at, e32, n, cycle_explicit(&cyc, 32, n));
 		TIME(at, l32, nb1, cycle_legacy(&cyc, 32, nb1));
 		TIME(at, c16, nb1, cycle_cancel(&can, 16, nb1));

@@ -35,6 +35,7 @@ static const char *const feature_names[] = {
 	"admission",
 	"enter",
 	"rings",
+	"one_record",
 };
 
 /* RETIRE_SIM_F_* by bit, as "engine flags=" takes and prints them */
