@@ -435,8 +435,9 @@ static long retire_ioctl_enter(struct retire_ctx *ctx, unsigned int cmd,
 	ret = retire_arg_copy_in(&e, sizeof(e), sizeof(e), cmd, uarg);
 	if (ret)
 		return ret;
+	static_assert(ARRAY_SIZE(e.reserved) == 2);
 	if (e.flags & ~RETIRE_ENTER_F_ALL || e.done || e.reaped ||
-	    !retire_reserved_zero(e.reserved, sizeof(e.reserved)) ||
+	    e.reserved[0] || e.reserved[1] ||
 	    e.nr_ops > RETIRE_SUBMIT_MAX || e.nr_cqes > RETIRE_SUBMIT_MAX)
 		return -EINVAL;
 	if (e.flags & RETIRE_ENTER_F_RINGS) {
@@ -661,6 +662,9 @@ static long retire_ioctl(struct file *file, unsigned int cmd,
 	struct retire_handle_arg h;
 	long ret;
 
+	/* the fast path first: one test for the call made most */
+	if (retire_cmd_is(cmd, RETIRE_IOC_ENTER))
+		return retire_ioctl_enter(ctx, cmd, uarg);
 	if (retire_cmd_is(cmd, RETIRE_IOC_GET_INFO))
 		return retire_ioctl_get_info(cmd, uarg);
 	if (retire_cmd_is(cmd, RETIRE_IOC_BUF_REGISTER))
@@ -671,8 +675,6 @@ static long retire_ioctl(struct file *file, unsigned int cmd,
 		return retire_ioctl_token(ctx, cmd, uarg);
 	if (retire_cmd_is(cmd, RETIRE_IOC_REAP))
 		return retire_ioctl_reap(ctx, cmd, uarg);
-	if (retire_cmd_is(cmd, RETIRE_IOC_ENTER))
-		return retire_ioctl_enter(ctx, cmd, uarg);
 	if (retire_cmd_is(cmd, RETIRE_IOC_RING_SETUP))
 		return retire_ioctl_ring_setup(ctx, cmd, uarg);
 	if (retire_cmd_is(cmd, RETIRE_IOC_GET_STATS))

@@ -1037,6 +1037,9 @@ u32 retire_records_post(struct retire_ctx *ctx, struct retire_cqe *cqes,
 	u8 bit;
 
 	lockdep_assert_held(&ctx->mutex);
+	/* nothing ready: no lock, no clock (a wait for records comes here) */
+	if (READ_ONCE(ctx->ready_head) == RETIRE_SLOT_NONE || !room)
+		return 0;
 	spin_lock_irq(&ctx->lock);
 	now = ktime_get();
 	/*

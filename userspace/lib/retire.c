@@ -297,10 +297,7 @@ int retire_reap_records(struct retire *r, struct retire_cqe *cqes,
 	/* not __retire_ioctl(): a signal must reach the caller as -EINTR */
 	if (ioctl(r->fd, RETIRE_IOC_REAP, &reap) < 0)
 		return -errno;
-	pthread_rwlock_rdlock(&r->lat_lock);
-	if (r->lat)
-		__retire_latency_feed(r->lat, cqes, reap.reaped);
-	pthread_rwlock_unlock(&r->lat_lock);
+	__retire_feed(r, cqes, reap.reaped);
 	return (int)reap.reaped;
 }
 
@@ -340,7 +337,8 @@ int retire_enter(struct retire *r, struct retire_op *ops, unsigned int nr_ops,
 void __retire_feed(struct retire *r, const struct retire_cqe *cqes,
 		   unsigned int nr)
 {
-	if (!nr)
+	/* most handles track no latency: then no lock either */
+	if (!nr || !__atomic_load_n(&r->lat, __ATOMIC_ACQUIRE))
 		return;
 	pthread_rwlock_rdlock(&r->lat_lock);
 	if (r->lat)
@@ -363,7 +361,7 @@ int retire_track_latency(struct retire *r, struct retire_latency *l)
 	if (!r)
 		return -EINVAL;
 	pthread_rwlock_wrlock(&r->lat_lock);
-	r->lat = l;
+	__atomic_store_n(&r->lat, l, __ATOMIC_RELEASE);
 	pthread_rwlock_unlock(&r->lat_lock);
 	return 0;
 }
