@@ -138,6 +138,13 @@ static bool retire_may_activate_locked(struct retire_ctx *ctx, u64 key)
 	/* retire_jobs_reserve() keeps a job for every request that may start */
 	if (WARN_ON_ONCE(!ctx->jobs.nfree))
 		return false;
+	/*
+	 * A per-key bound that is not below max_active binds no key (one has
+	 * at most the active requests): no walk, so activating the waiting
+	 * list is O(waiting), not O(waiting x active), with IRQs off.
+	 */
+	if (ctx->limits.max_active_per_key >= ctx->limits.max_active)
+		return true;
 	/* O(active): bounded by max_active, and allocation-free */
 	list_for_each_entry(req, &ctx->active_list, node)
 		if (req->key == key && ++same >= ctx->limits.max_active_per_key)
