@@ -12,6 +12,7 @@
 #   -i  instructions: the guest's clock counts instructions (QEMU's
 #       -icount shift=0), so every "ns" is one guest instruction and the
 #       table is the same on every run, whatever else the host is doing
+#       (stock 6.12 only: 6.1 does not bring its second CPU up so)
 #
 # In the guest, bench-guest.sh reloads the module with caps that hold the
 # scale row's million unretired requests (each pinning one of 16 shared

@@ -163,6 +163,7 @@ cpus=2
 # RETIRE_ICOUNT=1: guest time counts instructions (-icount shift=0, one
 # vCPU thread), so a timing in the guest is an instruction count: what
 # make bench's icount form measures, unmoved by the host's load
+# (stock 6.1 never brings its second CPU up so: use it on 6.12)
 icount=()
 [ -n "${RETIRE_ICOUNT:-}" ] && icount=(-icount shift=0)
 rc=0
