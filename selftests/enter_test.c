@@ -335,45 +335,32 @@ TEST_F(en, bad_batches_and_operations_refused_changing_nothing)
  * return to where they were, so every request it admitted was retired by
  * the reaper, exactly once.
  */
+/* the child: batches in flight, the first left to the reaper unretired */
+static void en_child(unsigned int round)
+{
+	struct retire_op ops[NBUF];
+	struct retire_cqe cqes[16];
+	struct retire *c;
+	__u64 b[NBUF];
+	unsigned int i;
+
+	if (retire_open_device(&c, NULL, 0))
+		_exit(2);
+	for (i = 0; i < NBUF; i++)
+		if (rt_register(c, RT_PAGE, &b[i], NULL))
+			_exit(3);
+	en_submits(ops, b, NBUF, 0);
+	for (;;) {
+		retire_enter(c, ops, NBUF, cqes, 16, 0, 0);
+		en_submits(ops, b, NBUF, RETIRE_SQE_F_AUTO_RETIRE);
+	}
+}
+
 TEST_F(en, process_killed_with_batches_in_flight_leaves_nothing)
 {
 	struct retire_stats base, now;
-	unsigned int round;
-	int status;
-	pid_t pid;
 
-	ASSERT_EQ(0, rt_settle_module(self->r, &base, 5000));
-	for (round = 0; round < 8; round++) {
-		ASSERT_EQ(0, rt_set_latency(self->r,
-					    round % 2 ? RETIRE_SIM_F_INLINE : 0,
-					    round % 2 ? 0 : RT_MS));
-		pid = fork();
-		ASSERT_LE(0, pid);
-		if (!pid) {
-			struct retire_op ops[NBUF];
-			struct retire_cqe cqes[16];
-			struct retire *c;
-			__u64 b[NBUF];
-			unsigned int i;
-
-			if (retire_open_device(&c, NULL, 0))
-				_exit(2);
-			for (i = 0; i < NBUF; i++)
-				if (rt_register(c, RT_PAGE, &b[i], NULL))
-					_exit(3);
-			/* the first batch leaves its requests to the reaper */
-			en_submits(ops, b, NBUF, 0);
-			for (;;) {
-				retire_enter(c, ops, NBUF, cqes, 16, 0, 0);
-				en_submits(ops, b, NBUF, RETIRE_SQE_F_AUTO_RETIRE);
-			}
-		}
-		rt_msleep(20 + 37 * round);
-		ASSERT_EQ(0, kill(pid, SIGKILL));
-		ASSERT_EQ(pid, waitpid(pid, &status, 0));
-		ASSERT_TRUE(WIFSIGNALED(status));
-	}
-	EXPECT_EQ(0, rt_wait_module_gauges(self->r, &base, &now, 10000))
+	EXPECT_EQ(0, rt_kill_children(self->r, 8, en_child, &base, &now))
 		TH_LOG("%s", rt_stats_diff(&base, &now, NULL) ?: "gauges");
 }
 

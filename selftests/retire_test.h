@@ -19,7 +19,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <signal.h>
 #include <sys/ioctl.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <fcntl.h>
 #include <grp.h>
@@ -543,6 +545,48 @@ static inline int rt_settle_module(struct retire *r, struct retire_stats *s,
 	}
 	*s = prev;
 	return 0;
+}
+
+/* what a killed child does until the signal comes: never returns */
+typedef void (*rt_child_fn)(unsigned int round);
+
+/*
+ * @rounds children run @child, the engine alternating between a 1 ms
+ * timer and inline completion, each killed by SIGKILL after a delay that
+ * grows with its round, its work in flight and its records unread. Then
+ * the module's gauges must come back to where they stood before (*@base,
+ * *@now as they were last seen). Returns 0, -ECHILD if a child did not die
+ * by the signal, -ETIMEDOUT if the gauges did not come back, or the errno
+ * of a failed call.
+ */
+static inline int rt_kill_children(struct retire *r, unsigned int rounds,
+				   rt_child_fn child, struct retire_stats *base,
+				   struct retire_stats *now)
+{
+	unsigned int round;
+	int status, ret;
+	pid_t pid;
+
+	ret = rt_settle_module(r, base, 5000);
+	for (round = 0; !ret && round < rounds; round++) {
+		ret = rt_set_latency(r, round % 2 ? RETIRE_SIM_F_INLINE : 0,
+				     round % 2 ? 0 : RT_MS);
+		if (ret)
+			break;
+		pid = fork();
+		if (pid < 0)
+			return -errno;
+		if (!pid) {
+			child(round);
+			_exit(0);
+		}
+		rt_msleep(20 + 37 * round);
+		if (kill(pid, SIGKILL))
+			return -errno;
+		if (waitpid(pid, &status, 0) != pid || !WIFSIGNALED(status))
+			return -ECHILD;
+	}
+	return ret ?: rt_wait_module_gauges(r, base, now, 10000);
 }
 
 /* ---- data --------------------------------------------------------------- */

@@ -589,46 +589,33 @@ TEST_F(ring, queues_on_rings_and_on_arrays_deliver_alike)
  * SIGKILL: the module's gauges return to where they were, so every request
  * it admitted retired exactly once and the rings' memory went with it.
  */
+/* the child: batches through its rings, a full completion ring unread */
+static void rg_child(unsigned int round)
+{
+	struct retire *c;
+	struct rg g;
+	__u64 b[NBUF];
+	unsigned int i;
+
+	if (retire_open_device(&c, NULL, 0) ||
+	    rg_open(&g, retire_get_fd(c), 32, 4))
+		_exit(2);
+	for (i = 0; i < NBUF; i++)
+		if (rt_register(c, RT_PAGE, &b[i], NULL))
+			_exit(3);
+	for (i = round;; i++) {
+		rg_submit(&g, b[i % NBUF], i, 0,
+			  i % 3 ? RETIRE_SQE_F_AUTO_RETIRE : 0);
+		if (i % 32 == 31)
+			rg_enter(&g, 32, 0, NULL);
+	}
+}
+
 TEST_F(ring, process_killed_with_work_in_its_rings_leaves_nothing)
 {
 	struct retire_stats base, now;
-	unsigned int round;
-	int status;
-	pid_t pid;
 
-	ASSERT_EQ(0, rt_settle_module(self->r, &base, 5000));
-	for (round = 0; round < 6; round++) {
-		ASSERT_EQ(0, rt_set_latency(self->r,
-					    round % 2 ? RETIRE_SIM_F_INLINE : 0,
-					    round % 2 ? 0 : RT_MS));
-		pid = fork();
-		ASSERT_LE(0, pid);
-		if (!pid) {
-			struct retire *c;
-			struct rg g;
-			__u64 b[NBUF];
-			unsigned int i;
-
-			if (retire_open_device(&c, NULL, 0) ||
-			    rg_open(&g, retire_get_fd(c), 32, 4))
-				_exit(2);
-			for (i = 0; i < NBUF; i++)
-				if (rt_register(c, RT_PAGE, &b[i], NULL))
-					_exit(3);
-			/* never a record read: the completion ring stays full */
-			for (i = 0;; i++) {
-				rg_submit(&g, b[i % NBUF], i, 0,
-					  i % 3 ? RETIRE_SQE_F_AUTO_RETIRE : 0);
-				if (i % 32 == 31)
-					rg_enter(&g, 32, 0, NULL);
-			}
-		}
-		rt_msleep(30 + 41 * round);
-		ASSERT_EQ(0, kill(pid, SIGKILL));
-		ASSERT_EQ(pid, waitpid(pid, &status, 0));
-		ASSERT_TRUE(WIFSIGNALED(status));
-	}
-	EXPECT_EQ(0, rt_wait_module_gauges(self->r, &base, &now, 10000))
+	EXPECT_EQ(0, rt_kill_children(self->r, 6, rg_child, &base, &now))
 		TH_LOG("%s", rt_stats_diff(&base, &now, NULL) ?: "gauges");
 }
 
