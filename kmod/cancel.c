@@ -280,7 +280,8 @@ int retire_req_cancel(struct retire_ctx *ctx, u64 handle)
 	first = !req->cancel_requested;
 	req->cancel_requested = true;
 	if (req->state == RETIRE_REQ_WAITING ||
-	    ctx->engine->try_stop(ctx, retire_slot_get(&ctx->jobs, req->job)))
+	    ctx->engine->ops->try_stop(ctx, retire_slot_get(&ctx->jobs,
+							    req->job)))
 		ret = 0;
 	else
 		ret = -EALREADY;

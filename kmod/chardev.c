@@ -22,7 +22,6 @@
 #include "chardev.h"
 #include "ctx.h"
 #include "engine.h"
-#include "engine_sim.h"
 #include "req.h"
 #include "ring.h"
 #include "stats.h"
@@ -490,6 +489,58 @@ static long retire_ioctl_enter(struct retire_ctx *ctx, unsigned int cmd,
 	return retire_arg_copy_out(uarg, cmd, &e, sizeof(e)) ?: fault;
 }
 
+static long retire_ioctl_engines(unsigned int cmd, void __user *uarg)
+{
+	struct retire_engine_info *info = NULL;
+	struct retire_engines_arg a;
+	int n, ret;
+
+	ret = retire_arg_copy_in(&a, sizeof(a), sizeof(a), cmd, uarg);
+	if (ret)
+		return ret;
+	if (a.flags || !retire_reserved_zero(a.reserved, sizeof(a.reserved)))
+		return -EINVAL;
+	/* more than a few hundred engines is no machine's */
+	a.nr = min_t(u32, a.nr, 256);
+	if (a.nr) {
+		info = kcalloc(a.nr, sizeof(*info), GFP_KERNEL);
+		if (!info)
+			return -ENOMEM;
+	}
+	n = retire_engine_list(info, a.nr);
+	if (info && copy_to_user(u64_to_user_ptr(a.engines), info,
+				 min_t(u32, n, a.nr) * sizeof(*info)))
+		ret = -EFAULT;
+	kfree(info);
+	a.nr = n;
+	return ret ?: retire_arg_copy_out(uarg, cmd, &a, sizeof(a));
+}
+
+static long retire_ioctl_context(struct retire_ctx *ctx, unsigned int cmd,
+				 void __user *uarg)
+{
+	struct retire_context_arg a;
+	int ret;
+
+	ret = retire_arg_copy_in(&a, sizeof(a), sizeof(a), cmd, uarg);
+	if (ret)
+		return ret;
+	if (a.flags || a.pad ||
+	    !retire_reserved_zero(a.reserved, sizeof(a.reserved)))
+		return -EINVAL;
+	switch (a.op) {
+	case RETIRE_CONTEXT_GET:
+		mutex_lock(&ctx->mutex);
+		a.engine = ctx->engine->id;
+		mutex_unlock(&ctx->mutex);
+		return retire_arg_copy_out(uarg, cmd, &a, sizeof(a));
+	case RETIRE_CONTEXT_SET:
+		return retire_ctx_set_engine(ctx, a.engine);
+	default:
+		return -EINVAL;
+	}
+}
+
 static long retire_ioctl_ring_setup(struct retire_ctx *ctx, unsigned int cmd,
 				    void __user *uarg)
 {
@@ -557,14 +608,16 @@ static long retire_ioctl_sim_config(unsigned int cmd, void __user *uarg)
 		    cfg.fail_submit_every || cfg.seed || cfg.rate_bps ||
 		    cfg.burst_bytes || cfg.finish_ns)
 			return -EINVAL;
-		retire_sim_get_config(&cfg);
+		ret = retire_engine_knobs_get(&cfg);
+		if (ret)
+			return ret;
 		return retire_arg_copy_out(uarg, cmd, &cfg, sizeof(cfg));
 	case RETIRE_SIM_SET:
 		if (cfg.flags & ~RETIRE_SIM_F_ALL)
 			return -EINVAL;
 		if (!capable(CAP_SYS_ADMIN))
 			return -EPERM;
-		return retire_sim_set_config(&cfg);
+		return retire_engine_knobs_set(&cfg);
 	default:
 		return -EINVAL;
 	}
@@ -677,6 +730,10 @@ static long retire_ioctl(struct file *file, unsigned int cmd,
 		return retire_ioctl_reap(ctx, cmd, uarg);
 	if (retire_cmd_is(cmd, RETIRE_IOC_RING_SETUP))
 		return retire_ioctl_ring_setup(ctx, cmd, uarg);
+	if (retire_cmd_is(cmd, RETIRE_IOC_ENGINES))
+		return retire_ioctl_engines(cmd, uarg);
+	if (retire_cmd_is(cmd, RETIRE_IOC_CONTEXT))
+		return retire_ioctl_context(ctx, cmd, uarg);
 	if (retire_cmd_is(cmd, RETIRE_IOC_GET_STATS))
 		return retire_ioctl_get_stats(ctx, cmd, uarg);
 	if (retire_cmd_is(cmd, RETIRE_IOC_SIM_CONFIG))
@@ -705,8 +762,7 @@ static long retire_ioctl(struct file *file, unsigned int cmd,
 			return -EINVAL;
 		if (!capable(CAP_SYS_ADMIN))
 			return -EPERM;
-		retire_sim_reset();
-		return 0;
+		return retire_engine_reset();
 	}
 	return -ENOTTY;
 }
@@ -758,9 +814,14 @@ static int retire_mmap(struct file *file, struct vm_area_struct *vma)
 
 static int retire_open(struct inode *inode, struct file *file)
 {
+	struct retire_engine *sim = retire_engine_get(RETIRE_ENGINE_SIM);
 	struct retire_ctx *ctx;
 
-	ctx = retire_ctx_create(&retire_sim_ops);
+	/* every context starts on the sim engine (RETIRE_IOC_CONTEXT moves it) */
+	if (!sim)
+		return -ENODEV;
+	ctx = retire_ctx_create(sim);
+	retire_engine_put(sim);
 	if (IS_ERR(ctx))
 		return PTR_ERR(ctx);
 	file->private_data = ctx;

@@ -225,6 +225,7 @@ static void retire_ctx_free_work(struct work_struct *work)
 	put_pid(ctx->owner);
 	kfree(ctx->stage);
 	retire_ring_free(ctx);
+	retire_engine_put(ctx->engine);
 	kfree(ctx);
 	/* the last thing: retire_exit() flushes retire_wq before it returns */
 	module_put(THIS_MODULE);
@@ -247,14 +248,27 @@ static void retire_ctx_reap_work(struct work_struct *work)
 		retire_ctx_put(ctx);
 }
 
+/* the job table for @engine's jobs: one per request that may be active */
+static int retire_ctx_jobs_init(struct retire_ctx *ctx,
+				struct retire_slot_table *jobs,
+				const struct retire_engine *engine)
+{
+	struct retire_limits caps;
+
+	retire_caps_get(&caps);
+	return retire_slot_table_init(jobs, 0, engine->ops->job_size,
+				      caps.max_active, engine->ops->job_init,
+				      engine->ops->job_fini, ctx);
+}
+
 /**
  * retire_ctx_create() - a new context with limits equal to the module caps
- * @engine: the device its requests go to
+ * @engine: the device its requests go to; the context takes a reference
  *
  * Return: the context, holding one reference for the caller, or an
  * ERR_PTR(). Its memory is charged to the caller's memory cgroup.
  */
-struct retire_ctx *retire_ctx_create(const struct retire_engine_ops *engine)
+struct retire_ctx *retire_ctx_create(struct retire_engine *engine)
 {
 	struct retire_ctx *ctx;
 	u32 nreq;
@@ -295,9 +309,7 @@ struct retire_ctx *retire_ctx_create(const struct retire_engine_ops *engine)
 	if (ret)
 		goto out_bufs;
 	/* a job for each request that may be active, never more */
-	ret = retire_slot_table_init(&ctx->jobs, 0, engine->job_size,
-				     ctx->limits.max_active, engine->job_init,
-				     engine->job_fini, ctx);
+	ret = retire_ctx_jobs_init(ctx, &ctx->jobs, engine);
 	if (ret)
 		goto out_reqs;
 	/* one over the bound: a handoff holds both tokens for an instant */
@@ -308,6 +320,7 @@ struct retire_ctx *retire_ctx_create(const struct retire_engine_ops *engine)
 	if (ret)
 		goto out_jobs;
 
+	retire_engine_hold(engine);
 	__module_get(THIS_MODULE);
 	retire_stat_add(NULL, RETIRE_ST_CONTEXTS, 1);
 	mutex_lock(&retire_ctx_list_mutex);
@@ -414,6 +427,47 @@ void retire_ctx_release(struct retire_ctx *ctx)
 	mutex_unlock(&ctx->mutex);
 }
 EXPORT_SYMBOL_IF_KUNIT(retire_ctx_release);
+
+/**
+ * retire_ctx_set_engine() - bind the context to another engine
+ * @ctx:	the context
+ * @id:		the engine's id (RETIRE_IOC_CONTEXT)
+ *
+ * Only while no request is unretired: no job of the old engine is held,
+ * and none of the new one yet. The old engine's job table is freed here,
+ * after its jobs' last timers and work items (job_fini).
+ *
+ * Return: 0; -ENOENT for no such engine (or one whose device is gone);
+ * -EBUSY while a request is unretired; -ENOMEM.
+ */
+int retire_ctx_set_engine(struct retire_ctx *ctx, u32 id)
+{
+	struct retire_engine *e = retire_engine_get(id);
+	struct retire_slot_table jobs;
+	int ret;
+
+	if (!e)
+		return -ENOENT;
+	ret = retire_ctx_jobs_init(ctx, &jobs, e);
+	if (ret)
+		goto out_put;
+	mutex_lock(&ctx->mutex);
+	spin_lock_irq(&ctx->lock);
+	if (ctx->unretired || ctx->jobs.used) {
+		ret = -EBUSY;
+	} else {
+		swap(ctx->jobs, jobs);
+		swap(ctx->engine, e);
+	}
+	spin_unlock_irq(&ctx->lock);
+	mutex_unlock(&ctx->mutex);
+	/* what is left over: the old table and engine, or the unused new */
+	retire_slot_table_destroy(&jobs);
+out_put:
+	retire_engine_put(e);
+	return ret;
+}
+EXPORT_SYMBOL_IF_KUNIT(retire_ctx_set_engine);
 
 /**
  * retire_ctx_set_limits() - the owner sets its context's bounds

@@ -16,7 +16,7 @@
 #include "slot.h"
 #include "stats.h"
 
-struct retire_engine_ops;
+struct retire_engine;
 struct retire_ring;
 
 /**
@@ -82,7 +82,8 @@ struct retire_ring;
  * @reap_work:	the reaper, run on the module's workqueue.
  * @free_work:	frees the context after its last reference.
  * @reaped:	bit 0: the reaper dropped the reference release() gave it.
- * @engine:	the device behind this context.
+ * @engine:	the device behind this context, held; changed only under
+ *		@mutex and @lock while no request is unretired.
  * @ring:	the rings shared with the caller, once set up; set once under
  *		@mutex and kept until the context is freed.
  * @stats:	counters.
@@ -134,12 +135,13 @@ struct retire_ctx {
 	struct work_struct reap_work;
 	struct work_struct free_work;
 	unsigned long reaped;
-	const struct retire_engine_ops *engine;
+	struct retire_engine *engine;
 	struct retire_ring *ring;
 	struct retire_ctx_stats stats;	/* protected by @lock */
 };
 
-struct retire_ctx *retire_ctx_create(const struct retire_engine_ops *engine);
+struct retire_ctx *retire_ctx_create(struct retire_engine *engine);
+int retire_ctx_set_engine(struct retire_ctx *ctx, u32 id);
 void retire_ctx_get(struct retire_ctx *ctx);
 void retire_ctx_put(struct retire_ctx *ctx);
 void retire_ctx_release(struct retire_ctx *ctx);

@@ -2,10 +2,16 @@
 #ifndef _RETIRE_ENGINE_H
 #define _RETIRE_ENGINE_H
 
+#include <linux/atomic.h>
+#include <linux/kref.h>
+#include <linux/list.h>
 #include <linux/types.h>
 
 struct retire_ctx;
 struct retire_buf;
+struct retire_engine;
+struct retire_engine_info;
+struct retire_sim_config;
 
 /**
  * struct retire_engine_work - what a device is asked to do
@@ -70,6 +76,17 @@ struct retire_engine_result {
  * @job_init:	one-time set-up of a new job
  * @job_fini:	undo @job_init (may sleep): waits for any timer or work item
  *		of the job's last run
+ * @fail_submit: (optional) refuse this submission attempt (-EIO): an
+ *		injected failure; called for every attempt, outside any lock
+ * @knobs_get:	(optional) the engine's knobs, in the sim's ABI
+ *		(RETIRE_IOC_SIM_CONFIG, netlink engine-get)
+ * @knobs_set:	(optional) set them (the caller checked privilege)
+ * @reset:	(optional) stop every job: returns once none will touch a
+ *		buffer again (RETIRE_IOC_SIM_RESET)
+ * @release:	(optional) free the driver's state after the last reference
+ *
+ * Only an engine that has knobs and a reset answers the sim's commands;
+ * the core asks the registry which one does.
  */
 struct retire_engine_ops {
 	void (*start)(struct retire_ctx *ctx, void *job,
@@ -78,9 +95,59 @@ struct retire_engine_ops {
 	size_t job_size;
 	void (*job_init)(void *job, void *ctx);
 	void (*job_fini)(void *job);
+	bool (*fail_submit)(struct retire_engine *e);
+	int (*knobs_get)(struct retire_sim_config *cfg);
+	int (*knobs_set)(const struct retire_sim_config *cfg);
+	void (*reset)(void);
+	void (*release)(struct retire_engine *e);
 };
 
-extern const struct retire_engine_ops retire_sim_ops;
+/**
+ * struct retire_engine - one device the core can hand requests to
+ * @name:	its kind, "sim" or "edu": what RETIRE_IOC_ENGINES lists
+ * @device:	the device it drives ("" for the sim), e.g. a PCI address
+ * @ops:	how the core talks to it
+ * @id:		its number, given at registration and never reused while the
+ *		module is loaded; the sim, registered first, is 0
+ * @ref:	the registry holds one reference while it is registered, and
+ *		each context bound to it one, so it outlives its device for as
+ *		long as a context names it
+ * @node:	on the registry's list while registered
+ * @gone:	unregistered (its device was removed): no context may bind to
+ *		it, and its start() must end every request at once
+ * @dma_mask:	the addresses its DMA reaches (0: no DMA)
+ * @max_transfer: the most bytes one transfer moves (0: no limit)
+ * @transfers:	transfers it made, for RETIRE_IOC_ENGINES
+ * @bounced:	of those, buffer transfers the DMA API bounced
+ *
+ * A driver fills @name, @device, @ops and the description, then calls
+ * retire_engine_register(); @ops->release is called after the last
+ * reference is dropped, to free the driver's own state.
+ */
+struct retire_engine {
+	const char *name;
+	char device[32];
+	const struct retire_engine_ops *ops;
+	u32 id;
+	struct kref ref;
+	struct list_head node;
+	bool gone;
+	u64 dma_mask;
+	u32 max_transfer;
+	atomic64_t transfers;
+	atomic64_t bounced;
+};
+
+int retire_engine_register(struct retire_engine *e);
+void retire_engine_unregister(struct retire_engine *e);
+struct retire_engine *retire_engine_get(u32 id);
+void retire_engine_hold(struct retire_engine *e);
+void retire_engine_put(struct retire_engine *e);
+int retire_engine_list(struct retire_engine_info *out, u32 nr);
+bool retire_engine_present(const char *name);
+int retire_engine_knobs_get(struct retire_sim_config *cfg);
+int retire_engine_knobs_set(const struct retire_sim_config *cfg);
+int retire_engine_reset(void);
 
 void retire_engine_complete(struct retire_ctx *ctx, u64 handle,
 			    const struct retire_engine_result *res);

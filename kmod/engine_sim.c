@@ -246,6 +246,7 @@ bool retire_sim_fail_submit(void)
 	spin_unlock_irq(&retire_sim.lock);
 	return fail;
 }
+EXPORT_SYMBOL_IF_KUNIT(retire_sim_fail_submit);
 
 /**
  * retire_sim_fnv1a() - FNV-1a-64 over a byte range
@@ -630,14 +631,28 @@ static void retire_sim_job_fini(void *obj)
 	cancel_work_sync(&job->work);
 }
 
-const struct retire_engine_ops retire_sim_ops = {
+static bool retire_sim_fail_submit_op(struct retire_engine *e)
+{
+	return retire_sim_fail_submit();
+}
+
+static const struct retire_engine_ops retire_sim_ops = {
 	.start		= retire_sim_start,
 	.try_stop	= retire_sim_try_stop,
 	.job_size	= sizeof(struct retire_sim_job),
 	.job_init	= retire_sim_job_init,
 	.job_fini	= retire_sim_job_fini,
+	.fail_submit	= retire_sim_fail_submit_op,
+	.knobs_get	= retire_sim_get_config,
+	.knobs_set	= retire_sim_set_config,
+	.reset		= retire_sim_reset,
 };
-EXPORT_SYMBOL_IF_KUNIT(retire_sim_ops);
+
+/* module-wide, registered first: RETIRE_ENGINE_SIM */
+static struct retire_engine retire_sim_engine = {
+	.name		= "sim",
+	.ops		= &retire_sim_ops,
+};
 
 /**
  * retire_sim_get_config() - the sim engine's current knobs
@@ -731,12 +746,25 @@ void retire_sim_reset(void)
 EXPORT_SYMBOL_IF_KUNIT(retire_sim_reset);
 
 /**
- * retire_sim_init() - set up the sim engine's module-wide state
+ * retire_sim_init() - set up the sim engine and register it
+ *
+ * Called before any other engine registers: the sim is RETIRE_ENGINE_SIM.
+ *
+ * Return: 0 or retire_engine_register()'s error.
  */
-void retire_sim_init(void)
+int retire_sim_init(void)
 {
 	spin_lock_init(&retire_sim.lock);
 	INIT_LIST_HEAD(&retire_sim.jobs);
 	INIT_LIST_HEAD(&retire_sim.bw_waiters);
 	init_waitqueue_head(&retire_sim.reset_wq);
+	return retire_engine_register(&retire_sim_engine);
+}
+
+/**
+ * retire_sim_exit() - unregister the sim engine; no context is left
+ */
+void retire_sim_exit(void)
+{
+	retire_engine_unregister(&retire_sim_engine);
 }

@@ -19,6 +19,7 @@
 #include "main.h"
 #include "chardev.h"
 #include "ctx.h"
+#include "engine.h"
 #include "engine_sim.h"
 #include "netlink.h"
 #include "slot.h"
@@ -101,6 +102,9 @@ void retire_info_fill(struct retire_info *info)
 	memset(info, 0, sizeof(*info));
 	info->abi_version = RETIRE_ABI_VERSION;
 	info->features = RETIRE_FEATURES;
+	/* what the machine has: a bound device is an engine of its kind */
+	if (retire_engine_present("edu"))
+		info->features |= RETIRE_FEAT_EDU;
 	retire_caps_get(&info->caps);
 }
 EXPORT_SYMBOL_IF_KUNIT(retire_info_fill);
@@ -141,14 +145,17 @@ static int __init retire_init(void)
 	if (ret)
 		return ret;
 
-	retire_sim_init();
 	ret = retire_ctx_init();
 	if (ret)
 		return ret;
 
-	ret = retire_netlink_register();
+	ret = retire_sim_init();
 	if (ret)
 		goto out_ctx;
+
+	ret = retire_netlink_register();
+	if (ret)
+		goto out_sim;
 
 	ret = retire_chardev_register();
 	if (ret)
@@ -159,6 +166,8 @@ static int __init retire_init(void)
 
 out_netlink:
 	retire_netlink_unregister();
+out_sim:
+	retire_sim_exit();
 out_ctx:
 	retire_ctx_exit();
 	return ret;
@@ -168,7 +177,9 @@ static void __exit retire_exit(void)
 {
 	retire_chardev_unregister();
 	retire_netlink_unregister();
-	/* every context is gone (each pinned the module): drain the queue */
+	/* every context is gone (each pinned the module) */
+	retire_sim_exit();
+	/* drain the queue */
 	retire_ctx_exit();
 }
 

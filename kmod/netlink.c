@@ -26,6 +26,7 @@
 #include <linux/moduleparam.h>
 #include <linux/cred.h>
 #include <linux/pid_namespace.h>
+#include <linux/slab.h>
 #include <net/genetlink.h>
 #include <kunit/visibility.h>
 #include <linux/retire.h>
@@ -33,7 +34,7 @@
 
 #include "compat.h"
 #include "ctx.h"
-#include "engine_sim.h"
+#include "engine.h"
 #include "main.h"
 #include "netlink.h"
 #include "stats.h"
@@ -102,24 +103,66 @@ static int retire_nl_reply(struct genl_info *info, u8 cmd,
 	return genlmsg_reply(msg, info);
 }
 
+/* what info-get says: GET_INFO's fields and the engines */
+struct retire_nl_info {
+	struct retire_info ri;
+	struct retire_engine_info *engines;
+	int nr;
+};
+
+static int retire_nl_put_engine(struct sk_buff *msg,
+				const struct retire_engine_info *e)
+{
+	struct nlattr *nest = nla_nest_start(msg, RETIRE_A_INFO_ENGINE);
+
+	if (!nest ||
+	    nla_put_u32(msg, RETIRE_A_ENGINE_INFO_ID, e->id) ||
+	    nla_put_u32(msg, RETIRE_A_ENGINE_INFO_FLAGS, e->flags) ||
+	    nla_put_string(msg, RETIRE_A_ENGINE_INFO_NAME, e->name) ||
+	    nla_put_string(msg, RETIRE_A_ENGINE_INFO_DEVICE, e->device) ||
+	    nla_put_u64_64bit(msg, RETIRE_A_ENGINE_INFO_DMA_MASK, e->dma_mask,
+			      RETIRE_A_ENGINE_INFO_PAD) ||
+	    nla_put_u32(msg, RETIRE_A_ENGINE_INFO_MAX_TRANSFER,
+			e->max_transfer) ||
+	    nla_put_u32(msg, RETIRE_A_ENGINE_INFO_CONTEXTS, e->contexts) ||
+	    retire_nla_put_uint(msg, RETIRE_A_ENGINE_INFO_TRANSFERS,
+				e->transfers, RETIRE_A_ENGINE_INFO_PAD))
+		return -EMSGSIZE;
+	nla_nest_end(msg, nest);
+	return 0;
+}
+
 static int retire_nl_fill_info(struct sk_buff *msg, const void *arg)
 {
-	const struct retire_info *ri = arg;
+	const struct retire_nl_info *in = arg;
+	int i;
 
-	if (nla_put_u32(msg, RETIRE_A_INFO_ABI_VERSION, ri->abi_version) ||
-	    nla_put_u64_64bit(msg, RETIRE_A_INFO_FEATURES, ri->features,
+	if (nla_put_u32(msg, RETIRE_A_INFO_ABI_VERSION, in->ri.abi_version) ||
+	    nla_put_u64_64bit(msg, RETIRE_A_INFO_FEATURES, in->ri.features,
 			      RETIRE_A_INFO_PAD))
 		return -EMSGSIZE;
+	for (i = 0; i < in->nr; i++)
+		if (retire_nl_put_engine(msg, &in->engines[i]))
+			return -EMSGSIZE;
 	return 0;
 }
 
 static int retire_nl_info_get_doit(struct sk_buff *skb, struct genl_info *info)
 {
-	struct retire_info ri;
+	struct retire_nl_info in = {};
+	int n, ret;
 
-	retire_info_fill(&ri);
-	return retire_nl_reply(info, RETIRE_CMD_INFO_GET, retire_nl_fill_info,
-			       &ri);
+	retire_info_fill(&in.ri);
+	/* an engine may come or go between the count and the list */
+	n = retire_engine_list(NULL, 0);
+	in.engines = kcalloc(n + 4, sizeof(*in.engines), GFP_KERNEL);
+	if (!in.engines)
+		return -ENOMEM;
+	in.nr = min(retire_engine_list(in.engines, n + 4), n + 4);
+	ret = retire_nl_reply(info, RETIRE_CMD_INFO_GET, retire_nl_fill_info,
+			      &in);
+	kfree(in.engines);
+	return ret;
 }
 
 /* @st's counters; @ctx_id 0 for the module's */
@@ -249,8 +292,11 @@ static int retire_nl_engine_get_doit(struct sk_buff *skb,
 				     struct genl_info *info)
 {
 	struct retire_sim_config cfg = {};
+	int ret;
 
-	retire_sim_get_config(&cfg);
+	ret = retire_engine_knobs_get(&cfg);
+	if (ret)
+		return ret;
 	return retire_nl_reply(info, RETIRE_CMD_ENGINE_GET,
 			       retire_nl_fill_engine, &cfg);
 }
@@ -293,7 +339,7 @@ static int retire_nl_engine_set_doit(struct sk_buff *skb,
 				    "unknown engine flags");
 		return -EINVAL;
 	}
-	if (retire_sim_set_config(&cfg)) {
+	if (retire_engine_knobs_set(&cfg)) {
 		NL_SET_ERR_MSG(info->extack,
 			       "a rate needs a burst of at least one transfer, at most 16 GiB");
 		return -EINVAL;

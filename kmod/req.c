@@ -27,7 +27,6 @@
 #include "cancel.h"
 #include "ctx.h"
 #include "engine.h"
-#include "engine_sim.h"
 #include "req.h"
 #include "stats.h"
 
@@ -123,7 +122,7 @@ static void retire_req_activate_locked(struct retire_ctx *ctx,
 	req->state = RETIRE_REQ_ACTIVE;
 	ctx->active++;
 	retire_watchdog_arm(ctx, req, now);
-	ctx->engine->start(ctx, job, &w);
+	ctx->engine->ops->start(ctx, job, &w);
 }
 
 /* may a request with @key start now? */
@@ -499,7 +498,8 @@ static int retire_refuse_locked(struct retire_ctx *ctx, int err,
  *		of it handed over at once
  *
  * Checks, in order: the injected failure of every Nth attempt (-EIO);
- * quarantine (-ENOTRECOVERABLE); the entry (-EINVAL); the buffer
+ * quarantine (-ENOTRECOVERABLE); the entry (-EINVAL); the engine, whose
+ * device may be gone (-ENODEV); the buffer
  * (-ENOENT stale, -EINVAL range, -EBUSY attached); the bounds: unretired
  * requests (-ENOSPC), reserved bytes (-EDQUOT), and, for a request that
  * would have to wait, waiting requests (-ENOBUFS). -EAGAIN when every
@@ -519,7 +519,8 @@ int retire_submit_one(struct retire_ctx *ctx, struct retire_sqe *sqe,
 
 	lockdep_assert_held(&ctx->mutex);
 	/* every attempt counts in the ordinal, refused ones too */
-	if (retire_sim_fail_submit()) {
+	if (ctx->engine->ops->fail_submit &&
+	    ctx->engine->ops->fail_submit(ctx->engine)) {
 		spin_lock_irq(&ctx->lock);
 		ret = retire_refuse_locked(ctx, -EIO, RETIRE_ST_REFUSED_INJECTED);
 		spin_unlock_irq(&ctx->lock);
@@ -535,6 +536,9 @@ int retire_submit_one(struct retire_ctx *ctx, struct retire_sqe *sqe,
 					   RETIRE_ST_REFUSED_QUARANTINE);
 		goto out_unlock;
 	}
+	/* the engine's device was removed: nothing more goes to it */
+	if (!ret && READ_ONCE(ctx->engine->gone))
+		ret = -ENODEV;
 	/*
 	 * A request slot and a job for every request that may start are
 	 * there almost always; when not, they are allocated outside the lock

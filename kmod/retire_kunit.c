@@ -279,10 +279,24 @@ static bool retire_test_try_stop(struct retire_ctx *ctx, void *j)
 	return retire_test_stop_ok;
 }
 
+/* the sim's injected refusals: the core counts them, whatever the engine */
+static bool retire_test_fail_submit(struct retire_engine *e)
+{
+	return retire_sim_fail_submit();
+}
+
 static const struct retire_engine_ops retire_test_ops = {
 	.start		= retire_test_start,
 	.try_stop	= retire_test_try_stop,
 	.job_size	= sizeof(struct retire_test_job),
+	.fail_submit	= retire_test_fail_submit,
+};
+
+/* never registered: only the suites' contexts hold it */
+static struct retire_engine retire_test_engine = {
+	.name	= "test",
+	.ops	= &retire_test_ops,
+	.ref	= KREF_INIT(1),
 };
 
 /* a context with one module-allocated page, released at test exit */
@@ -309,7 +323,7 @@ static int retire_fix_init(struct kunit *test)
 	KUNIT_ASSERT_NOT_NULL(test, f);
 	test->priv = f;
 	retire_test_stop_ok = false;
-	f->ctx = retire_ctx_create(&retire_test_ops);
+	f->ctx = retire_ctx_create(&retire_test_engine);
 	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, f->ctx);
 	KUNIT_ASSERT_EQ(test, retire_buf_register(f->ctx, &reg), 0);
 	f->buf = reg.handle;
@@ -398,7 +412,7 @@ static void retire_ctx_starts_at_module_caps(struct kunit *test)
 	struct retire_ctx *ctx;
 
 	retire_caps_get(&caps);
-	ctx = retire_ctx_create(&retire_test_ops);
+	ctx = retire_ctx_create(&retire_test_engine);
 	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, ctx);
 
 	KUNIT_EXPECT_MEMEQ(test, &ctx->limits, &caps, sizeof(caps));
@@ -410,9 +424,9 @@ static void retire_ctx_each_create_is_distinct(struct kunit *test)
 {
 	struct retire_ctx *a, *b;
 
-	a = retire_ctx_create(&retire_test_ops);
+	a = retire_ctx_create(&retire_test_engine);
 	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, a);
-	b = retire_ctx_create(&retire_test_ops);
+	b = retire_ctx_create(&retire_test_engine);
 	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, b);
 
 	KUNIT_EXPECT_PTR_NE(test, a, b);
@@ -420,9 +434,69 @@ static void retire_ctx_each_create_is_distinct(struct kunit *test)
 	retire_ctx_release(a);
 }
 
+static void retire_test_engine_release(struct retire_engine *e)
+{
+	kfree(e);
+}
+
+/* the test engine's ops, for engines that register and are freed */
+static const struct retire_engine_ops retire_test_reg_ops = {
+	.start		= retire_test_start,
+	.try_stop	= retire_test_try_stop,
+	.job_size	= sizeof(struct retire_test_job),
+	.release	= retire_test_engine_release,
+};
+
+/*
+ * An unregistered engine (a removed device) is gone: no context binds to
+ * it, its id is never given again, and it lives until the last context
+ * bound to it lets go.
+ */
+static void retire_engine_gone_is_never_bound_nor_its_id_reused(struct kunit *test)
+{
+	struct retire_engine *a, *b, *got;
+	struct retire_ctx *ctx;
+	u32 id;
+
+	a = kzalloc(sizeof(*a), GFP_KERNEL);
+	b = kzalloc(sizeof(*b), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, a);
+	KUNIT_ASSERT_NOT_NULL(test, b);
+	a->name = "test-a";
+	a->ops = &retire_test_reg_ops;
+	b->name = "test-b";
+	b->ops = &retire_test_reg_ops;
+	KUNIT_ASSERT_EQ(test, retire_engine_register(a), 0);
+	id = a->id;
+	KUNIT_EXPECT_NE(test, id, (u32)RETIRE_ENGINE_SIM);
+	got = retire_engine_get(id);
+	KUNIT_EXPECT_PTR_EQ(test, got, a);
+	retire_engine_put(got);
+
+	ctx = retire_ctx_create(&retire_test_engine);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, ctx);
+	KUNIT_ASSERT_EQ(test, retire_ctx_set_engine(ctx, id), 0);
+	KUNIT_EXPECT_PTR_EQ(test, ctx->engine, a);
+	KUNIT_EXPECT_EQ(test, kref_read(&a->ref), 2U);
+
+	retire_engine_unregister(a);
+	/* the context's reference keeps it */
+	KUNIT_EXPECT_TRUE(test, READ_ONCE(a->gone));
+	KUNIT_EXPECT_EQ(test, kref_read(&a->ref), 1U);
+	KUNIT_EXPECT_NULL(test, retire_engine_get(id));
+	KUNIT_EXPECT_EQ(test, retire_ctx_set_engine(ctx, id), -ENOENT);
+	KUNIT_EXPECT_PTR_EQ(test, ctx->engine, a);
+
+	KUNIT_ASSERT_EQ(test, retire_engine_register(b), 0);
+	KUNIT_EXPECT_GT(test, b->id, id);
+	retire_engine_unregister(b);		/* freed here */
+	retire_ctx_release(ctx);		/* and a here */
+}
+
 static struct kunit_case retire_ctx_cases[] = {
 	KUNIT_CASE(retire_ctx_starts_at_module_caps),
 	KUNIT_CASE(retire_ctx_each_create_is_distinct),
+	KUNIT_CASE(retire_engine_gone_is_never_bound_nor_its_id_reused),
 	{}
 };
 
@@ -1676,13 +1750,17 @@ static void retire_dirty_follows_partial_writes(struct kunit *test)
 	struct retire_sqe sqe = { .len = 4 * PAGE_SIZE,
 				  .dev_flags = RETIRE_DEV_WRITE };
 	struct retire_cqe cqe[8];
+	struct retire_engine *sim;
 	struct retire_ctx *ctx;
 	struct retire_buf *buf;
 	bool wrote = false;
 	int ret;
 
 	KUNIT_ASSERT_EQ(test, retire_sim_set_config(&cfg), 0);
-	ctx = retire_ctx_create(&retire_sim_ops);
+	sim = retire_engine_get(RETIRE_ENGINE_SIM);
+	KUNIT_ASSERT_NOT_NULL(test, sim);
+	ctx = retire_ctx_create(sim);
+	retire_engine_put(sim);
 	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, ctx);
 	KUNIT_ASSERT_EQ(test, retire_buf_register(ctx, &reg), 0);
 	sqe.buf = reg.handle;

@@ -1319,6 +1319,54 @@ static void op_ring(struct thr *t)
 	pthread_mutex_unlock(&g_ring.lock);
 }
 
+/*
+ * RETIRE_IOC_ENGINES and RETIRE_IOC_CONTEXT: the list into arrays of any
+ * size or none, the context moved to engines that exist and do not, busy
+ * or not: the sim must stay listed first, and a move must refuse
+ * whatever it cannot do.
+ */
+static void op_engine(struct thr *t)
+{
+	struct retire_engines_arg *ea = arg_clear(t);
+	struct retire_engine_info *e = (struct retire_engine_info *)(t->arg + 256);
+	unsigned int allowed = M_BASE;
+	int fd = pick_fd(t, &allowed);
+	unsigned int room;
+	long ret;
+
+	if (chance(t, 2)) {
+		ea->engines = (unsigned long)e;
+		ea->nr = rnd(t, 5);
+		if (mutate(t, 8))
+			ea->engines = (unsigned long)mk_ptr(t, NULL);
+		if (mutate(t, 16))
+			ea->flags = 1U << rnd(t, 32);
+		poke(t, ea->reserved, sizeof(ea->reserved));
+		room = ea->nr;
+		ret = do_ioctl(fd, RETIRE_IOC_ENGINES, mk_ptr(t, ea));
+		note(t, "engines", room, ea->nr, 0, ret, allowed);
+		/* nr comes back as the count: what was written is min(room, it) */
+		if (!ret && ea->engines == (unsigned long)e && room && ea->nr &&
+		    (e->id != RETIRE_ENGINE_SIM || strcmp(e->name, "sim")))
+			fail(t, "the first engine listed is %u \"%.16s\"",
+			     e->id, e->name);
+	} else {
+		struct retire_context_arg *ca = arg_clear(t);
+
+		ca->op = rnd(t, 2) ? RETIRE_CONTEXT_SET : RETIRE_CONTEXT_GET;
+		ca->engine = chance(t, 2) ? RETIRE_ENGINE_SIM :
+			     (unsigned int)rnd64(t);
+		if (mutate(t, 12))
+			ca->op = 2 + rnd(t, 100);
+		poke(t, &ca->flags, sizeof(ca->flags));
+		poke(t, &ca->pad, sizeof(ca->pad));
+		poke(t, ca->reserved, sizeof(ca->reserved));
+		ret = do_ioctl(fd, RETIRE_IOC_CONTEXT, mk_ptr(t, ca));
+		note(t, "context", ca->op, ca->engine, 0, ret,
+		     allowed | M(ENOENT) | M(EBUSY));
+	}
+}
+
 static void op_read(struct thr *t)
 {
 	struct retire_cqe *c = (struct retire_cqe *)t->arg;
@@ -1893,7 +1941,7 @@ static const struct {
 	OP(limits, 2),	OP(epoch, 3),	OP(sim, 2),
 	OP(reset, 1),	OP(inject, 2),	OP(raw, 3),
 	OP(fds, 2),	OP(fork, 1),	OP(quarantine, 1),
-	OP(enter, 12),	OP(ring, 10),
+	OP(enter, 12),	OP(ring, 10),	OP(engine, 2),
 };
 
 #define NOPS	(sizeof(ops) / sizeof(ops[0]))

@@ -22,6 +22,7 @@ py=/usr/bin/python3
 poke=$here/stale_poke
 
 CHECKS="info_get_reports_abi_version_1
+info_get_lists_the_sim_engine_first
 stats_get_do_has_admitted
 stats_get_dump_is_a_list_of_contexts
 engine_get_has_the_knobs
@@ -159,6 +160,9 @@ check() {
 
 check info_get_reports_abi_version_1 \
 	"isinstance(d, dict) and d.get('abi-version') == 1" \
+	-- --do info-get
+check info_get_lists_the_sim_engine_first \
+	"isinstance(d, dict) and d['engine'][0].get('id') == 0 and d['engine'][0].get('name') == 'sim'" \
 	-- --do info-get
 check stats_get_do_has_admitted \
 	"isinstance(d, dict) and 'admitted' in d and 'stale-cancel' in d" \

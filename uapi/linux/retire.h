@@ -49,11 +49,16 @@
 #define RETIRE_FEAT_RINGS	(1ULL << 5)
 /* RETIRE_SQE_F_ONE_RECORD and RETIRE_CQE_F_RETIRED */
 #define RETIRE_FEAT_ONE_RECORD	(1ULL << 6)
+/* RETIRE_IOC_ENGINES and RETIRE_IOC_CONTEXT: engines listed, one per context */
+#define RETIRE_FEAT_ENGINES	(1ULL << 7)
+/* an edu PCI device is bound: RETIRE_IOC_ENGINES lists an engine "edu" */
+#define RETIRE_FEAT_EDU		(1ULL << 8)
 
 #define RETIRE_FEAT_ALL		(RETIRE_FEAT_GENL | RETIRE_FEAT_REQUESTS | \
 				 RETIRE_FEAT_SIM | RETIRE_FEAT_ADMISSION | \
 				 RETIRE_FEAT_ENTER | RETIRE_FEAT_RINGS | \
-				 RETIRE_FEAT_ONE_RECORD)
+				 RETIRE_FEAT_ONE_RECORD | RETIRE_FEAT_ENGINES | \
+				 RETIRE_FEAT_EDU)
 
 /*
  * struct retire_limits - per-context bounds.
@@ -874,6 +879,93 @@ struct retire_ring_setup {
 	__u64 reserved[2];
 };
 
+/* ---- engines ---------------------------------------------------------- */
+
+/* the sim engine's id: always there, and every new context's engine */
+#define RETIRE_ENGINE_SIM	0
+
+/*
+ * Engine flags (struct retire_engine_info.flags).
+ * Every flag must be listed in RETIRE_ENGINE_F_ALL.
+ */
+/* its knobs are RETIRE_IOC_SIM_CONFIG's, and RETIRE_IOC_SIM_RESET stops it */
+#define RETIRE_ENGINE_F_KNOBS	(1U << 0)
+/* it moves data by DMA through the DMA API */
+#define RETIRE_ENGINE_F_DMA	(1U << 1)
+
+#define RETIRE_ENGINE_F_ALL	(RETIRE_ENGINE_F_KNOBS | RETIRE_ENGINE_F_DMA)
+
+/*
+ * struct retire_engine_info - one engine, as RETIRE_IOC_ENGINES lists it.
+ * @id:		its number (RETIRE_IOC_CONTEXT); never reused while the
+ *		module is loaded, so a device removed and probed again is a
+ *		new engine.
+ * @flags:	RETIRE_ENGINE_F_*.
+ * @name:	its kind, NUL-terminated: "sim" or "edu".
+ * @device:	the device it drives, NUL-terminated ("" for the sim).
+ * @dma_mask:	the bus addresses its DMA reaches; 0 without DMA.
+ * @max_transfer: the most bytes one transfer moves (0: no limit); a
+ *		longer request is moved in several.
+ * @contexts:	contexts bound to it now.
+ * @pad:	0.
+ * @transfers:	transfers it has made.
+ * @bounced:	of those between a buffer and the device, how many the DMA
+ *		API bounced (the buffer lay beyond @dma_mask).
+ * @reserved:	0.
+ */
+struct retire_engine_info {
+	__u32 id;
+	__u32 flags;
+	char name[16];
+	char device[32];
+	__u64 dma_mask;
+	__u32 max_transfer;
+	__u32 contexts;
+	__u64 transfers;
+	__u64 bounced;
+	__u64 reserved[3];
+};
+
+/*
+ * struct retire_engines_arg - argument of RETIRE_IOC_ENGINES: the engines
+ * the module has now, by id.
+ * @engines:	in: address of an array of @nr struct retire_engine_info.
+ * @nr:		in: its capacity; out: how many engines there are (more
+ *		than the capacity: only that many were written).
+ * @flags:	in: must be 0.
+ * @reserved:	in: must be 0.
+ */
+struct retire_engines_arg {
+	__u64 engines;
+	__u32 nr;
+	__u32 flags;
+	__u64 reserved[2];
+};
+
+/* struct retire_context_arg.op */
+#define RETIRE_CONTEXT_GET	0
+#define RETIRE_CONTEXT_SET	1
+
+/*
+ * struct retire_context_arg - argument of RETIRE_IOC_CONTEXT: this
+ * context's engine. SET binds the context to engine @engine, while it has
+ * no unretired request (-EBUSY otherwise): requests admitted from then on
+ * go to it. -ENOENT for an id the module does not have (a removed
+ * device's engine included).
+ * @op:		in: RETIRE_CONTEXT_GET or RETIRE_CONTEXT_SET.
+ * @engine:	SET: in; GET: out.
+ * @flags:	in: must be 0.
+ * @pad:	in: must be 0.
+ * @reserved:	in: must be 0.
+ */
+struct retire_context_arg {
+	__u32 op;
+	__u32 engine;
+	__u32 flags;
+	__u32 pad;
+	__u64 reserved[2];
+};
+
 /* 0xB9 is unused in Documentation/userspace-api/ioctl/ioctl-number.rst */
 #define RETIRE_IOC_MAGIC	0xB9
 
@@ -899,5 +991,7 @@ struct retire_ring_setup {
 #define RETIRE_IOC_EPOCH	_IOWR(RETIRE_IOC_MAGIC, 0x0d, struct retire_epoch_arg)
 #define RETIRE_IOC_ENTER	_IOWR(RETIRE_IOC_MAGIC, 0x0e, struct retire_enter)
 #define RETIRE_IOC_RING_SETUP	_IOWR(RETIRE_IOC_MAGIC, 0x0f, struct retire_ring_setup)
+#define RETIRE_IOC_ENGINES	_IOWR(RETIRE_IOC_MAGIC, 0x10, struct retire_engines_arg)
+#define RETIRE_IOC_CONTEXT	_IOWR(RETIRE_IOC_MAGIC, 0x11, struct retire_context_arg)
 
 #endif /* _UAPI_LINUX_RETIRE_H */

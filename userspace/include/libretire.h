@@ -157,6 +157,12 @@ unsigned int retire_queue_peek_batch_cqe(struct retire_queue *q,
 					 unsigned int count);
 void retire_queue_cq_advance(struct retire_queue *q, unsigned int nr);
 
+/* engines: the sim (RETIRE_ENGINE_SIM) and a bound device's */
+int retire_list_engines(struct retire *r, struct retire_engine_info *engines,
+			unsigned int nr);
+int retire_get_engine(struct retire *r, __u32 *engine);
+int retire_set_engine(struct retire *r, __u32 engine);
+
 /* limits and the publication predicate */
 int retire_get_limits(struct retire *r, struct retire_limits *limits);
 int retire_set_limits(struct retire *r, const struct retire_limits *limits);

@@ -90,6 +90,50 @@ int retire_get_info(struct retire *r, struct retire_info *info)
 	return __retire_ioctl(r->fd, RETIRE_IOC_GET_INFO, info);
 }
 
+/* ---- engines ------------------------------------------------------------ */
+
+int retire_list_engines(struct retire *r, struct retire_engine_info *engines,
+			unsigned int nr)
+{
+	struct retire_engines_arg a;
+	int ret;
+
+	if (!r || (!engines && nr))
+		return -EINVAL;
+	memset(&a, 0, sizeof(a));
+	a.engines = (__u64)(uintptr_t)engines;
+	a.nr = nr;
+	ret = __retire_ioctl(r->fd, RETIRE_IOC_ENGINES, &a);
+	return ret < 0 ? ret : (int)a.nr;
+}
+
+int retire_get_engine(struct retire *r, __u32 *engine)
+{
+	struct retire_context_arg a;
+	int ret;
+
+	if (!r || !engine)
+		return -EINVAL;
+	memset(&a, 0, sizeof(a));
+	a.op = RETIRE_CONTEXT_GET;
+	ret = __retire_ioctl(r->fd, RETIRE_IOC_CONTEXT, &a);
+	if (!ret)
+		*engine = a.engine;
+	return ret;
+}
+
+int retire_set_engine(struct retire *r, __u32 engine)
+{
+	struct retire_context_arg a;
+
+	if (!r)
+		return -EINVAL;
+	memset(&a, 0, sizeof(a));
+	a.op = RETIRE_CONTEXT_SET;
+	a.engine = engine;
+	return __retire_ioctl(r->fd, RETIRE_IOC_CONTEXT, &a);
+}
+
 /* ---- buffers ------------------------------------------------------------ */
 
 int retire_register_buffer(struct retire *r, struct retire_buf_reg *reg)

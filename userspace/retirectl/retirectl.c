@@ -36,6 +36,8 @@ static const char *const feature_names[] = {
 	"enter",
 	"rings",
 	"one_record",
+	"engines",
+	"edu",
 };
 
 /* RETIRE_SIM_F_* by bit, as "engine flags=" takes and prints them */
