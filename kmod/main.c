@@ -20,6 +20,7 @@
 #include "chardev.h"
 #include "ctx.h"
 #include "engine.h"
+#include "engine_edu.h"
 #include "engine_sim.h"
 #include "netlink.h"
 #include "slot.h"
@@ -153,9 +154,14 @@ static int __init retire_init(void)
 	if (ret)
 		goto out_ctx;
 
-	ret = retire_netlink_register();
+	/* edu devices present now are engines 1, 2, ... */
+	ret = retire_edu_init();
 	if (ret)
 		goto out_sim;
+
+	ret = retire_netlink_register();
+	if (ret)
+		goto out_edu;
 
 	ret = retire_chardev_register();
 	if (ret)
@@ -166,6 +172,8 @@ static int __init retire_init(void)
 
 out_netlink:
 	retire_netlink_unregister();
+out_edu:
+	retire_edu_exit();
 out_sim:
 	retire_sim_exit();
 out_ctx:
@@ -178,6 +186,7 @@ static void __exit retire_exit(void)
 	retire_chardev_unregister();
 	retire_netlink_unregister();
 	/* every context is gone (each pinned the module) */
+	retire_edu_exit();
 	retire_sim_exit();
 	/* drain the queue */
 	retire_ctx_exit();

@@ -172,7 +172,7 @@ for k in $kernels; do
 
 	bound=600
 	[ "$k" = debug ] && bound=2700
-	scripts/vm-run.sh -k "$k" -m "$moddir" -t "$bound" -o "$res" -- \
+	scripts/vm-run.sh -k "$k" -e -m "$moddir" -t "$bound" -o "$res" -- \
 		scripts/guest-check.sh "$moddir" >"$res/vm-run.log" 2>&1
 	sed 's/^/  | /' "$res/vm-run.log" | grep -v '^  | # ' | tail -n 40
 

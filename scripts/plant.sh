@@ -96,7 +96,7 @@ for name in "${names[@]}"; do
 	t0=$(date +%s)
 	rc=0
 	# shellcheck disable=SC2086 # Run is a command line
-	flock /tmp/retire-vm.lock scripts/vm-run.sh -k "$kernel" -m "$moddir" \
+	flock /tmp/retire-vm.lock scripts/vm-run.sh -k "$kernel" -e -m "$moddir" \
 		-t "$bound" -o "$out" -- $run >"$out/vm-run.log" 2>&1 || rc=$?
 	secs=$(($(date +%s) - t0))
 	said=$(cat "$out/problems" "$out/output" 2>/dev/null | grep -E -m 1 -- "$expect")

@@ -5,7 +5,7 @@
 # optionally load retire.ko built for it, run a command as root in the
 # guest, and fail if the guest's kernel reported anything.
 #
-#   vm-run.sh [-k KERNEL] [-m MODDIR] [-t SECONDS] [-o OUTDIR] -- CMD...
+#   vm-run.sh [-k KERNEL] [-m MODDIR] [-t SECONDS] [-o OUTDIR] [-e] -- CMD...
 #
 #   -k  debug | 6.1 | 6.12 (default 6.12)
 #   -m  a directory holding retire.ko for that kernel: loaded before CMD,
@@ -13,6 +13,11 @@
 #   -t  wall-clock bound for the whole VM (default 600 s)
 #   -o  keep the run's files here (default: a temporary directory): output,
 #       rc, console.log (every kernel message), dmesg, kmemleak
+#   -e  give the guest QEMU's edu PCI device (docs/specs/edu.rst), and
+#       only 256 MiB of its RAM below 4 GiB: the rest lies beyond edu's
+#       28-bit DMA mask, so the DMA API must bounce through swiotlb, which
+#       x86 places below 4 GiB (here: within the mask) and enables itself
+#       when RAM reaches past 4 GiB
 #
 # The guest sees the host's root file system read-only over 9p and chroots
 # into it, so CMD runs the binaries and libraries built on the host, at the
@@ -31,13 +36,15 @@ kargs=
 moddir=
 bound=600
 outdir=
-while getopts "k:m:t:o:" opt; do
+edu=()
+while getopts "k:m:t:o:e" opt; do
 	case $opt in
 	k) kernel=$OPTARG ;;
 	m) moddir=$(cd "$OPTARG" && pwd) ;;
 	t) bound=$OPTARG ;;
 	o) outdir=$OPTARG ;;
-	*) die "usage: vm-run.sh [-k KERNEL] [-m MODDIR] [-t SECONDS] [-o OUTDIR] -- CMD..." ;;
+	e) edu=(-machine "pc,max-ram-below-4g=256M" -device edu) ;;
+	*) die "usage: vm-run.sh [-k KERNEL] [-m MODDIR] [-t SECONDS] [-o OUTDIR] [-e] -- CMD..." ;;
 	esac
 done
 shift $((OPTIND - 1))
@@ -73,6 +80,12 @@ debug)
 	;;
 esac
 [ -r "$image" ] || die "no kernel image $image"
+# pci=noacpi leaves the debug kernel no host bridge window to place BARs
+# in, and the local APIC's page unclaimed while PCI assigns them: edu's
+# 1 MiB BAR would land on it. Claim it first.
+if [ ${#edu[@]} -gt 0 ] && [ "$kernel" = debug ]; then
+	kargs="$kargs reserve=0xfee00000,0x100000"
+fi
 
 # --- the initramfs: busybox, /init, the 9p stack; cached per kernel -----
 init=$RETIRE_TOP/scripts/initramfs-init
@@ -168,7 +181,7 @@ icount=()
 [ -n "${RETIRE_ICOUNT:-}" ] && icount=(-icount shift=0)
 rc=0
 timeout --kill-after=10 "$bound" qemu-system-x86_64 \
-	-accel tcg "${icount[@]}" -cpu max -smp "$cpus" -m "$mem" \
+	-accel tcg "${icount[@]}" "${edu[@]}" -cpu max -smp "$cpus" -m "$mem" \
 	-display none -monitor none -no-reboot \
 	-serial "file:$outdir/console.log" \
 	-kernel "$image" -initrd "$initrd" \

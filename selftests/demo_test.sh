@@ -22,6 +22,7 @@ rc_usage=$?
 	"$rc_usage" <<'PY'
 import json
 import math
+import os
 import sys
 
 sys.dont_write_bytecode = True
@@ -119,6 +120,22 @@ check("netlink_stale_counters_match_the_ioctl",
                d["netlink"]["stale_notifications"][-1]["engine"] ==
                t["stale_engine_after"] and d["ok"] is True,
                "%r" % d["netlink"]))
+
+# a guest with QEMU's edu device runs the trace once more on it, by DMA
+edu_dev = any(open(os.path.join("/sys/bus/pci/devices", x, "device"))
+              .read().strip() == "0x11e8"
+              for x in (os.listdir("/sys/bus/pci/devices")
+                        if os.path.isdir("/sys/bus/pci/devices") else []))
+e = d.get("edu") if d else None
+check("edu_trace_follows_seed_001_by_dma_where_the_device_is",
+      lambda: ((e is None and not edu_dev) or
+               (e is not None and
+                [(s["step"], s["logical_outstanding"],
+                  s["physical_unretired"], s["d"], s["tokens"])
+                 for s in e["trace"]["steps"]] == seed_001 and
+                e["trace"]["stale_rejected"] == "ENOENT" and
+                e["dma_transfers"] == 8),
+               "device present: %s, %r" % (edu_dev, e)))
 
 text = open(text_path).read()
 rows = ["Pump callbacks", "Admitted bodies", "Bytes submitted",

@@ -99,6 +99,11 @@ struct demo {
 	struct retire_monitor *mon;
 	struct run runs[2];
 	struct trace trace;
+	/* the same trace on QEMU's edu PCI device, if the module has one */
+	struct trace edu;
+	struct retire_engine_info edu_engine;
+	bool have_edu;
+	__u64 edu_transfers;		/* the DMA transfers it made for it */
 	struct ntf ntf;
 	bool ok;
 };
@@ -360,12 +365,11 @@ static int trace_record(struct retire *r, __u64 handle, __u32 type,
 	return 0;
 }
 
-static int run_trace(struct demo *d, struct retire *r)
+static int run_trace(struct demo *d, struct retire *r, struct trace *t)
 {
 	const struct retire_sim_config cfg = {
 		.latency_ns = TRACE_DEVICE_MS * MS,
 	};
-	struct trace *t = &d->trace;
 	struct retire_stats st;
 	struct retire_cqe cqe;
 	struct retire_sqe sqe;
@@ -497,6 +501,59 @@ static int run_trace(struct demo *d, struct retire *r)
 	return 0;
 }
 
+/* the first engine named @name, into *@out: 1 found, 0 not, or -errno */
+static int find_engine(struct retire *r, const char *name,
+		       struct retire_engine_info *out)
+{
+	struct retire_engine_info e[8];
+	int n, i;
+
+	n = retire_list_engines(r, e, 8);
+	if (n < 0)
+		return n;
+	for (i = 0; i < n && i < 8; i++)
+		if (!strcmp(e[i].name, name)) {
+			*out = e[i];
+			return 1;
+		}
+	return 0;
+}
+
+/*
+ * The trace once more on the edu engine, if the module drives one: a real
+ * PCI device moving R and R' by DMA (per 2 KiB, a transfer into the
+ * device and one back out for the checksum, about 100 ms each), each
+ * ending with a real interrupt, and the same exactly-once retirement.
+ */
+static int run_edu_trace(struct demo *d)
+{
+	struct retire_engine_info after;
+	struct retire *r;
+	int ret;
+
+	ret = find_engine(d->ctl, "edu", &d->edu_engine);
+	if (ret <= 0)
+		return ret ? lib_fail("retire_list_engines", ret) : 0;
+	d->have_edu = true;
+	ret = retire_open_device(&r, d->dev, 0);
+	if (ret)
+		return lib_fail("retire_open_device", ret);
+	ret = retire_set_engine(r, d->edu_engine.id);
+	if (ret) {
+		retire_close_device(r);
+		return lib_fail("retire_set_engine", ret);
+	}
+	ret = run_trace(d, r, &d->edu);
+	retire_close_device(r);
+	if (ret)
+		return ret;
+	ret = find_engine(d->ctl, "edu", &after);
+	if (ret <= 0)
+		return lib_fail("retire_list_engines", ret ? ret : -ENODEV);
+	d->edu_transfers = after.transfers - d->edu_engine.transfers;
+	return 0;
+}
+
 /* ---- 3. stale notifications over netlink -------------------------------- */
 
 /* this process's stale notifications, until one carries @want engine */
@@ -600,6 +657,38 @@ static const char *errno_name(int ret)
 	}
 }
 
+/* seed 001's table for one run of the trace, and what it showed */
+static void print_trace(const struct trace *t)
+{
+	int i;
+
+	printf("| %-54s | %7s | %8s | %1s | %6s | %10s |\n", "State",
+	       "Logical", "Physical", "d", "Tokens", "Generation");
+	printf("|--------------------------------------------------------|--------:|---------:|--:|-------:|-----------:|\n");
+	for (i = 0; i < t->nsteps; i++) {
+		const struct step *s = &t->steps[i];
+		char gen[24];
+
+		/* the state where the generation moved on shows the move */
+		if (i && s->gen != s[-1].gen)
+			snprintf(gen, sizeof(gen), "%u -> %u", s[-1].gen,
+				 s->gen);
+		else
+			snprintf(gen, sizeof(gen), "%u", s->gen);
+		printf("| %-54s | %7llu | %8llu | %1llu | %6llu | %10s |\n",
+		       s->what, (unsigned long long)s->logical,
+		       (unsigned long long)s->physical,
+		       (unsigned long long)s->d, (unsigned long long)s->tokens,
+		       gen);
+	}
+	printf("\nLate cancel returned %s. The notification for generation %u returned %s;\n"
+	       "stale_engine went %llu -> %llu. Logical outstanding reached 0 at the\n"
+	       "deadline; physical unretired only when the last token came back.\n\n",
+	       errno_name(t->late_cancel), t->gen_before,
+	       errno_name(t->stale_ret), (unsigned long long)t->stale_before,
+	       (unsigned long long)t->stale_after);
+}
+
 static void print_text(const struct demo *d)
 {
 	const struct run *u = &d->runs[0], *b = &d->runs[1];
@@ -642,31 +731,15 @@ static void print_text(const struct demo *d)
 	printf("2. Retirement trace (seed 001): R on a 4,096-byte buffer B, deadline %d ms,\n"
 	       "   device latency %d ms; slot %u.\n\n", TRACE_DEADLINE_MS,
 	       TRACE_DEVICE_MS, t->slot);
-	printf("| %-54s | %7s | %8s | %1s | %6s | %10s |\n", "State",
-	       "Logical", "Physical", "d", "Tokens", "Generation");
-	printf("|--------------------------------------------------------|--------:|---------:|--:|-------:|-----------:|\n");
-	for (i = 0; i < t->nsteps; i++) {
-		const struct step *s = &t->steps[i];
-		char gen[24];
-
-		/* the state where the generation moved on shows the move */
-		if (i && s->gen != s[-1].gen)
-			snprintf(gen, sizeof(gen), "%u -> %u", s[-1].gen,
-				 s->gen);
-		else
-			snprintf(gen, sizeof(gen), "%u", s->gen);
-		printf("| %-54s | %7llu | %8llu | %1llu | %6llu | %10s |\n",
-		       s->what, (unsigned long long)s->logical,
-		       (unsigned long long)s->physical,
-		       (unsigned long long)s->d, (unsigned long long)s->tokens,
-		       gen);
+	print_trace(t);
+	if (d->have_edu) {
+		printf("2b. The same trace on the edu engine: QEMU's edu PCI device at %s,\n"
+		       "   every byte moved by DMA through the DMA API, each transfer ended by\n"
+		       "   its interrupt: %llu transfers for R and R'.\n\n",
+		       d->edu_engine.device,
+		       (unsigned long long)d->edu_transfers);
+		print_trace(&d->edu);
 	}
-	printf("\nLate cancel returned %s. The notification for generation %u returned %s;\n"
-	       "stale_engine went %llu -> %llu. Logical outstanding reached 0 at the\n"
-	       "deadline; physical unretired only when the last token came back.\n\n",
-	       errno_name(t->late_cancel), t->gen_before,
-	       errno_name(t->stale_ret), (unsigned long long)t->stale_before,
-	       (unsigned long long)t->stale_after);
 
 	printf("3. Stale notifications received over generic netlink (group \"stale\"):\n");
 	if (!d->ntf.n)
@@ -705,22 +778,12 @@ static void json_run(const struct run *r)
 	       (unsigned long long)r->owned_after);
 }
 
-static void print_json(const struct demo *d)
+/* one run of the trace, as a JSON object */
+static void json_trace(const struct trace *t)
 {
-	const struct trace *t = &d->trace;
 	int i;
 
-	printf("{\"device\":");
-	json_string(d->dev ? d->dev : LIBRETIRE_DEFAULT_PATH);
-	printf(",\"useful_vs_blocked\":{\"bodies\":%d,\"body_bytes\":%d,"
-	       "\"rate_bps\":%d,\"burst_bytes\":%d,\"finish_ms\":%d,"
-	       "\"pump_interval_ms\":%d,\"observed_ms\":%d,\"useful\":",
-	       NBODIES, BODY_BYTES, RATE_BPS, BURST_BYTES, FINISH_MS, PUMP_MS,
-	       OBSERVE_MS);
-	json_run(&d->runs[0]);
-	printf(",\"blocked\":");
-	json_run(&d->runs[1]);
-	printf("},\"trace\":{\"buffer_bytes\":%d,\"deadline_ms\":%d,"
+	printf("{\"buffer_bytes\":%d,\"deadline_ms\":%d,"
 	       "\"device_latency_ms\":%d,\"slot\":%u,\"generation_before\":%u,"
 	       "\"generation_after\":%u,\"steps\":[",
 	       TRACE_BYTES, TRACE_DEADLINE_MS, TRACE_DEVICE_MS, t->slot,
@@ -737,11 +800,41 @@ static void print_json(const struct demo *d)
 		       s->gen);
 	}
 	printf("],\"late_cancel\":\"%s\",\"stale_rejected\":\"%s\","
-	       "\"stale_engine_before\":%llu,\"stale_engine_after\":%llu},"
-	       "\"netlink\":{\"stale_notifications\":[",
+	       "\"stale_engine_before\":%llu,\"stale_engine_after\":%llu}",
 	       errno_name(t->late_cancel), errno_name(t->stale_ret),
 	       (unsigned long long)t->stale_before,
 	       (unsigned long long)t->stale_after);
+}
+
+static void print_json(const struct demo *d)
+{
+	int i;
+
+	printf("{\"device\":");
+	json_string(d->dev ? d->dev : LIBRETIRE_DEFAULT_PATH);
+	printf(",\"useful_vs_blocked\":{\"bodies\":%d,\"body_bytes\":%d,"
+	       "\"rate_bps\":%d,\"burst_bytes\":%d,\"finish_ms\":%d,"
+	       "\"pump_interval_ms\":%d,\"observed_ms\":%d,\"useful\":",
+	       NBODIES, BODY_BYTES, RATE_BPS, BURST_BYTES, FINISH_MS, PUMP_MS,
+	       OBSERVE_MS);
+	json_run(&d->runs[0]);
+	printf(",\"blocked\":");
+	json_run(&d->runs[1]);
+	printf("},\"trace\":");
+	json_trace(&d->trace);
+	printf(",\"edu\":");
+	if (d->have_edu) {
+		printf("{\"pci_device\":");
+		json_string(d->edu_engine.device);
+		printf(",\"engine\":%u,\"dma_transfers\":%llu,\"trace\":",
+		       d->edu_engine.id,
+		       (unsigned long long)d->edu_transfers);
+		json_trace(&d->edu);
+		putchar('}');
+	} else {
+		printf("null");
+	}
+	printf(",\"netlink\":{\"stale_notifications\":[");
 	for (i = 0; i < d->ntf.n; i++) {
 		if (i)
 			putchar(',');
@@ -753,11 +846,43 @@ static void print_json(const struct demo *d)
 
 /* ---- the command -------------------------------------------------------- */
 
+/* seed 001's invariants, for one run of the trace */
+static void check_trace(struct demo *d, const struct trace *t)
+{
+	/* seed 001's table: logical, physical, d, tokens at each state */
+	static const __u64 want[NSTEPS][4] = {
+		{ 1, 1, 1, 0 },		/* submitted */
+		{ 0, 1, 1, 0 },		/* deadline expired */
+		{ 0, 1, 0, 1 },		/* target succeeded, borrowed */
+		{ 0, 1, 0, 1 },		/* late cancel */
+		{ 0, 0, 0, 0 },		/* token returned: retired */
+		{ 1, 1, 1, 0 },		/* R' */
+		{ 1, 1, 1, 0 },		/* stale notification */
+	};
+	int i;
+
+	check(d, t->nsteps == NSTEPS, "the trace has every step");
+	check(d, t->slot_after == t->slot &&
+	      t->gen_after == t->gen_before + 1,
+	      "retirement moved the slot's generation on by exactly one");
+	check(d, t->stale_ret == -ENOENT &&
+	      t->stale_after == t->stale_before + 1,
+	      "the stale notification was rejected and counted");
+	for (i = 0; i < t->nsteps; i++) {
+		const struct step *s = &t->steps[i];
+
+		check(d, s->logical == want[i][0] && s->physical == want[i][1] &&
+		      s->d == want[i][2] && s->tokens == want[i][3],
+		      s->name);
+	}
+	check(d, !t->final.physical_outstanding && !t->final.owned_bytes &&
+	      !t->final.tokens_out && !t->final.device_outstanding,
+	      "the trace context ends with nothing outstanding");
+}
+
 static void check_all(struct demo *d)
 {
 	const struct run *u = &d->runs[0], *b = &d->runs[1];
-	const struct trace *t = &d->trace;
-	int i;
 
 	check(d, u->pumps == b->pumps, "both runs had the same pump callbacks");
 	check(d, u->st.admitted == NBODIES && b->st.admitted == NBODIES,
@@ -773,33 +898,13 @@ static void check_all(struct demo *d)
 	      "the blocked run still holds its bodies before cleanup");
 	check(d, u->owned_after == 0 && b->owned_after == 0,
 	      "both runs own zero bytes after cleanup");
-	check(d, t->nsteps == NSTEPS, "the trace has every step");
-	check(d, t->slot_after == t->slot &&
-	      t->gen_after == t->gen_before + 1,
-	      "retirement moved the slot's generation on by exactly one");
-	check(d, t->stale_ret == -ENOENT &&
-	      t->stale_after == t->stale_before + 1,
-	      "the stale notification was rejected and counted");
-	/* seed 001's table: logical, physical, d, tokens at each state */
-	static const __u64 want[NSTEPS][4] = {
-		{ 1, 1, 1, 0 },		/* submitted */
-		{ 0, 1, 1, 0 },		/* deadline expired */
-		{ 0, 1, 0, 1 },		/* target succeeded, borrowed */
-		{ 0, 1, 0, 1 },		/* late cancel */
-		{ 0, 0, 0, 0 },		/* token returned: retired */
-		{ 1, 1, 1, 0 },		/* R' */
-		{ 1, 1, 1, 0 },		/* stale notification */
-	};
-	for (i = 0; i < t->nsteps; i++) {
-		const struct step *s = &t->steps[i];
-
-		check(d, s->logical == want[i][0] && s->physical == want[i][1] &&
-		      s->d == want[i][2] && s->tokens == want[i][3],
-		      s->name);
+	check_trace(d, &d->trace);
+	if (d->have_edu) {
+		check_trace(d, &d->edu);
+		/* R and R', a page each: two 2 KiB chunks, each in and out */
+		check(d, d->edu_transfers == 8,
+		      "the edu engine moved R and R' in 8 DMA transfers");
 	}
-	check(d, !t->final.physical_outstanding && !t->final.owned_bytes &&
-	      !t->final.tokens_out && !t->final.device_outstanding,
-	      "the trace context ends with nothing outstanding");
 	check(d, d->ntf.matches,
 	      "the netlink stale counters match the context's own");
 }
@@ -847,8 +952,10 @@ int cmd_demo(const char *dev, int argc, char **argv)
 	if (!status) {
 		ret = retire_open_device(&r, dev, 0);
 		status = ret ? lib_fail("retire_open_device", ret) :
-			 run_trace(&d, r);
+			 run_trace(&d, r, &d.trace);
 	}
+	if (!status)
+		status = run_edu_trace(&d);
 	if (!status)
 		status = collect_ntf(&d, &d.trace.final);
 	if (r)

@@ -1,0 +1,444 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The edu engine: QEMU's edu PCI device (scripts/vm-run.sh -e) driven by
+ * retire.ko through the DMA API. A guest without the device skips; a
+ * guest with the device and no edu engine fails.
+ *
+ * Each test names what it proves: the device is an engine with its DMA
+ * mask; the bytes move by DMA as the device-access flags say (a READ's
+ * checksum is of what reached the device); a buffer beyond the mask is
+ * bounced and still right; a queued request cancels and a moving one
+ * runs to its end; removal with work in flight ends every request with a
+ * reset outcome, each retires, and a re-probed device is a new engine; a
+ * transfer whose interrupt never comes is quarantined until removal.
+ *
+ * A transfer takes about 100 ms of the guest's virtual time: requests are
+ * a few pages at most.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "kselftest_harness.h"
+#include "retire_test.h"
+
+#define MAX_ENGINES	16
+#define EDU_MASK	((1ULL << 28) - 1)
+#define EDU_CHUNK	2048	/* the most one transfer moves */
+#define EDU_PARAM	"/sys/module/retire/parameters/edu_drop_irq"
+
+/* is QEMU's edu device (1234:11e8) on this machine's PCI bus? */
+static int edu_present(void)
+{
+	char path[300], id[16];
+	struct dirent *d;
+	int found = 0;
+	DIR *dir;
+	FILE *f;
+
+	dir = opendir("/sys/bus/pci/devices");
+	if (!dir)
+		return 0;
+	while (!found && (d = readdir(dir))) {
+		if (d->d_name[0] == '.')
+			continue;
+		snprintf(path, sizeof(path), "/sys/bus/pci/devices/%s/device",
+			 d->d_name);
+		f = fopen(path, "r");
+		if (!f)
+			continue;
+		if (fgets(id, sizeof(id), f) && !strncmp(id, "0x11e8", 6))
+			found = 1;
+		fclose(f);
+	}
+	closedir(dir);
+	return found;
+}
+
+static int write_file(const char *path, const char *s)
+{
+	int fd = open(path, O_WRONLY);
+	ssize_t n;
+
+	if (fd < 0)
+		return -errno;
+	n = write(fd, s, strlen(s));
+	close(fd);
+	return n == (ssize_t)strlen(s) ? 0 : -EIO;
+}
+
+/* the first edu engine listed, into *@out; 0 or -ENOENT */
+static int edu_engine(struct retire *r, struct retire_engine_info *out)
+{
+	struct retire_engine_info e[MAX_ENGINES];
+	int n, i;
+
+	n = retire_list_engines(r, e, MAX_ENGINES);
+	for (i = 0; i < n && i < MAX_ENGINES; i++)
+		if (!strcmp(e[i].name, "edu")) {
+			*out = e[i];
+			return 0;
+		}
+	return -ENOENT;
+}
+
+/* wait (at most @ms) for an edu engine to be listed */
+static int edu_wait_engine(struct retire *r, struct retire_engine_info *out,
+			   unsigned int ms)
+{
+	while (edu_engine(r, out)) {
+		if (!ms--)
+			return -ETIMEDOUT;
+		rt_msleep(1);
+	}
+	return 0;
+}
+
+/* the transfers a request of [off, off + len) makes: per chunk within a
+ * 2 KiB block, two for READ (in, and back out to be checksummed), two for
+ * WRITE (the pattern in, then out), four for both */
+static __u64 edu_transfers(__u64 off, __u64 len, __u32 flags)
+{
+	__u64 chunks = (off + len + EDU_CHUNK - 1) / EDU_CHUNK -
+		       off / EDU_CHUNK;
+
+	return chunks * (2 * !!(flags & RETIRE_DEV_READ) +
+			 2 * !!(flags & RETIRE_DEV_WRITE));
+}
+
+FIXTURE(edu) {
+	struct retire *r;
+	struct retire_engine_info e;
+	struct rt_log log;
+};
+
+FIXTURE_SETUP(edu)
+{
+	struct retire_info info;
+	int ret;
+
+	memset(&self->log, 0, sizeof(self->log));
+	ret = retire_open_device(&self->r, NULL, 0);
+	if (ret == -ENOENT)
+		SKIP(return, RT_SKIP_MSG);
+	ASSERT_EQ(0, ret);
+	if (!edu_present())
+		SKIP(return, "no edu PCI device (vm-run.sh -e gives one)");
+	/* a test before may have removed it and rescanned */
+	ASSERT_EQ(0, edu_wait_engine(self->r, &self->e, 3000));
+	ASSERT_EQ(0, retire_get_info(self->r, &info));
+	ASSERT_TRUE(info.features & RETIRE_FEAT_EDU);
+	ASSERT_EQ(0, retire_set_engine(self->r, self->e.id));
+}
+
+FIXTURE_TEARDOWN(edu)
+{
+	write_file(EDU_PARAM, "0");
+	rt_log_free(&self->log);
+	retire_close_device(self->r);
+}
+
+/* submit, wait for the terminal record, retire, wait for RETIRED */
+static void edu_run(struct __test_metadata *_metadata,
+		    FIXTURE_DATA(edu) * self, __u64 buf, __u64 off, __u64 len,
+		    __u32 flags, __u64 user_data, struct retire_cqe *c)
+{
+	__u64 h;
+
+	ASSERT_EQ(0, rt_submit(self->r, buf, off, len, flags, user_data, 0,
+			       &h));
+	ASSERT_EQ(0, rt_wait(self->r, &self->log, h, RETIRE_REC_TERMINAL, c,
+			     20000));
+	ASSERT_EQ(0, retire_retire_request(self->r, h));
+	ASSERT_EQ(0, rt_wait(self->r, &self->log, h, RETIRE_REC_RETIRED, NULL,
+			     2000));
+}
+
+/* the device is an engine: its DMA mask, its 4 KiB transfers, its address */
+TEST_F(edu, the_device_is_an_engine_with_its_dma_mask)
+{
+	struct retire_engine_info now;
+	__u32 id;
+
+	EXPECT_EQ(RETIRE_ENGINE_F_DMA, self->e.flags);
+	EXPECT_EQ(EDU_MASK, self->e.dma_mask);
+	EXPECT_EQ(EDU_CHUNK, self->e.max_transfer);
+	EXPECT_NE(0, self->e.id);
+	EXPECT_NE(0, self->e.device[0]);
+	ASSERT_EQ(0, retire_get_engine(self->r, &id));
+	EXPECT_EQ(self->e.id, id);
+	/* listed before this context was bound to it: now one more */
+	ASSERT_EQ(0, edu_engine(self->r, &now));
+	EXPECT_EQ(self->e.contexts + 1, now.contexts);
+}
+
+/*
+ * WRITE puts the pattern in the range by DMA and nothing outside it; READ
+ * reports the checksum of what reached the device and changes nothing;
+ * both read each chunk, then write it. Every transfer is counted.
+ */
+TEST_F(edu, dma_moves_the_bytes_the_access_flags_allow)
+{
+	const size_t len = 3 * RT_PAGE;
+	struct retire_engine_info after;
+	unsigned char *map, *copy;
+	struct retire_cqe c;
+	__u64 buf, want;
+	size_t i;
+
+	copy = malloc(len);
+	ASSERT_NE(NULL, copy);
+	ASSERT_EQ(0, retire_alloc_buffer(self->r, len, &buf, (void **)&map));
+
+	memset(map, 0x5a, len);
+	edu_run(_metadata, self, buf, 100, 5000, RETIRE_DEV_WRITE, 0x1234567,
+		&c);
+	EXPECT_EQ(RETIRE_OUTCOME_COMPLETED, c.outcome);
+	EXPECT_EQ(5000, c.result_len);
+	EXPECT_EQ(-1, rt_check_pattern(map + 100, 5000, 0x1234567));
+	EXPECT_EQ(-1, rt_check_fill(map, 100, 0x5a));
+	EXPECT_EQ(-1, rt_check_fill(map + 5100, len - 5100, 0x5a));
+
+	for (i = 0; i < len; i++)
+		map[i] = (unsigned char)(i * 7 + 3);
+	memcpy(copy, map, len);
+	edu_run(_metadata, self, buf, RT_PAGE + 17, 3000, RETIRE_DEV_READ,
+		0x99, &c);
+	EXPECT_EQ(RETIRE_OUTCOME_COMPLETED, c.outcome);
+	EXPECT_EQ(3000, c.result_len);
+	EXPECT_EQ(rt_fnv1a64(copy + RT_PAGE + 17, 3000), c.checksum);
+	EXPECT_EQ(0, memcmp(copy, map, len));
+
+	edu_run(_metadata, self, buf, 8000, 4000,
+		RETIRE_DEV_READ | RETIRE_DEV_WRITE, 0xabc, &c);
+	EXPECT_EQ(RETIRE_OUTCOME_COMPLETED, c.outcome);
+	EXPECT_EQ(rt_fnv1a64(copy + 8000, 4000), c.checksum);
+	EXPECT_EQ(-1, rt_check_pattern(map + 8000, 4000, 0xabc));
+	EXPECT_EQ(0, memcmp(copy, map, 8000));
+	EXPECT_EQ(0, memcmp(copy + 12000, map + 12000, len - 12000));
+
+	want = edu_transfers(100, 5000, RETIRE_DEV_WRITE) +
+	       edu_transfers(RT_PAGE + 17, 3000, RETIRE_DEV_READ) +
+	       edu_transfers(8000, 4000, RETIRE_DEV_READ | RETIRE_DEV_WRITE);
+	ASSERT_EQ(0, edu_engine(self->r, &after));
+	EXPECT_EQ(self->e.transfers + want, after.transfers);
+	TH_LOG("%llu transfers by DMA, %llu of them bounced",
+	       (unsigned long long)(after.transfers - self->e.transfers),
+	       (unsigned long long)(after.bounced - self->e.bounced));
+	EXPECT_EQ(0, retire_unregister_buffer(self->r, buf));
+	free(copy);
+}
+
+/* the physical address of the page at @p (root reads PFNs), or 0 */
+static __u64 phys_of(void *p)
+{
+	__u64 ent = 0;
+	int fd = open("/proc/self/pagemap", O_RDONLY);
+
+	if (fd < 0)
+		return 0;
+	if (pread(fd, &ent, sizeof(ent),
+		  (unsigned long)p / RT_PAGE * sizeof(ent)) != sizeof(ent))
+		ent = 0;
+	close(fd);
+	if (!(ent & (1ULL << 63)))
+		return 0;
+	return (ent & ((1ULL << 55) - 1)) * RT_PAGE;
+}
+
+/*
+ * A page of user memory beyond the 28-bit mask cannot be reached by the
+ * device: the DMA API bounces it (swiotlb), both ways, and the bytes are
+ * still right.
+ */
+TEST_F(edu, a_buffer_beyond_the_dma_mask_is_bounced_both_ways)
+{
+	const size_t area = 16 << 20;
+	static unsigned char want[RT_PAGE];
+	struct retire_engine_info after;
+	unsigned char *m, *page = NULL;
+	struct retire_cqe c;
+	__u64 buf, phys = 0;
+	size_t i;
+
+	m = mmap(NULL, area, PROT_READ | PROT_WRITE,
+		 MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, -1, 0);
+	ASSERT_NE(MAP_FAILED, m);
+	for (i = 0; i < area && !page; i += RT_PAGE) {
+		phys = phys_of(m + i);
+		if (phys > EDU_MASK)
+			page = m + i;
+	}
+	if (!page)
+		SKIP(goto out, "no page of 16 MiB lies beyond the DMA mask");
+	for (i = 0; i < RT_PAGE; i++)
+		page[i] = (unsigned char)(i * 13 + 1);
+	ASSERT_EQ(0, retire_pin_buffer(self->r, page, RT_PAGE, &buf));
+	/* pinned: the page cannot move now */
+	phys = phys_of(page);
+	ASSERT_LT(EDU_MASK, phys);
+
+	edu_run(_metadata, self, buf, 0, RT_PAGE,
+		RETIRE_DEV_READ | RETIRE_DEV_WRITE, 0x77, &c);
+	EXPECT_EQ(RETIRE_OUTCOME_COMPLETED, c.outcome);
+	EXPECT_EQ(RT_PAGE, c.result_len);
+	for (i = 0; i < RT_PAGE; i++)
+		want[i] = (unsigned char)(i * 13 + 1);
+	EXPECT_EQ(rt_fnv1a64(want, RT_PAGE), c.checksum);
+	EXPECT_EQ(-1, rt_check_pattern(page, RT_PAGE, 0x77));
+	ASSERT_EQ(0, edu_engine(self->r, &after));
+	EXPECT_EQ(self->e.transfers +
+		  edu_transfers(0, RT_PAGE, RETIRE_DEV_READ | RETIRE_DEV_WRITE),
+		  after.transfers);
+	/* the buffer's transfers, in and out of each chunk; not the scratch's */
+	EXPECT_EQ(self->e.bounced + 2 * RT_PAGE / EDU_CHUNK, after.bounced);
+	TH_LOG("page at %#llx bounced: %llu", (unsigned long long)phys,
+	       (unsigned long long)(after.bounced - self->e.bounced));
+	EXPECT_EQ(0, retire_unregister_buffer(self->r, buf));
+out:
+	munmap(m, area);
+}
+
+/*
+ * edu cannot abort a transfer: a request the device has begun runs to its
+ * end (-EALREADY; its success is then stale, never published); one still
+ * queued behind it cancels (0) and is never moved: no transfer of its own
+ * is made.
+ */
+TEST_F(edu, a_queued_request_cancels_and_a_moving_one_runs_on)
+{
+	struct retire_engine_info after;
+	struct retire_cqe ca, cb;
+	__u64 a, b, ha, hb;
+
+	ASSERT_EQ(0, rt_register(self->r, RT_PAGE, &a, NULL));
+	ASSERT_EQ(0, rt_register(self->r, RT_PAGE, &b, NULL));
+	ASSERT_EQ(0, rt_submit(self->r, a, 0, RT_PAGE, RETIRE_DEV_WRITE, 1, 0,
+			       &ha));
+	ASSERT_EQ(0, rt_submit(self->r, b, 0, RT_PAGE, RETIRE_DEV_WRITE, 2, 0,
+			       &hb));
+	EXPECT_EQ(0, retire_cancel_request(self->r, hb));
+	/* the first is the device's within a transfer's time */
+	rt_msleep(50);
+	EXPECT_EQ(-EALREADY, retire_cancel_request(self->r, ha));
+	ASSERT_EQ(0, rt_wait(self->r, &self->log, hb, RETIRE_REC_TERMINAL,
+			     &cb, 5000));
+	EXPECT_EQ(RETIRE_OUTCOME_CANCELLED, cb.outcome);
+	ASSERT_EQ(0, rt_wait(self->r, &self->log, ha, RETIRE_REC_TERMINAL,
+			     &ca, 5000));
+	/* it ran to its end; the cancel made its result unpublishable */
+	EXPECT_EQ(RETIRE_OUTCOME_STALE, ca.outcome);
+	ASSERT_EQ(0, edu_engine(self->r, &after));
+	EXPECT_EQ(self->e.transfers +
+		  edu_transfers(0, RT_PAGE, RETIRE_DEV_WRITE), after.transfers);
+	EXPECT_EQ(0, retire_retire_request(self->r, ha));
+	EXPECT_EQ(0, retire_retire_request(self->r, hb));
+}
+
+/* remove the device behind @e; 0 once its engine is no longer listed */
+static int edu_remove(struct retire *r, const struct retire_engine_info *e)
+{
+	struct retire_engine_info now;
+	char path[128];
+	int ret;
+
+	snprintf(path, sizeof(path), "/sys/bus/pci/devices/%s/remove",
+		 e->device);
+	ret = write_file(path, "1");
+	if (ret)
+		return ret;
+	if (!edu_engine(r, &now) && now.id == e->id)
+		return -EBUSY;
+	return 0;
+}
+
+/*
+ * Removal with work in flight: the transfer under way finishes or loses
+ * the bus, and every request, moving or queued, ends with a reset outcome
+ * (failed, -ECANCELED) and retires; the context admits nothing for the
+ * gone engine (-ENODEV) nor binds to it again (-ENOENT). A rescan probes
+ * the device again as a new engine, and it works.
+ */
+TEST_F(edu, removal_with_work_in_flight_resets_and_a_rescan_is_a_new_engine)
+{
+	struct retire_engine_info again;
+	struct retire_cqe c;
+	__u64 buf[3], h[3], hx;
+	int i;
+
+	for (i = 0; i < 3; i++) {
+		ASSERT_EQ(0, rt_register(self->r, RT_PAGE, &buf[i], NULL));
+		ASSERT_EQ(0, rt_submit(self->r, buf[i], 0, RT_PAGE,
+				       RETIRE_DEV_READ | RETIRE_DEV_WRITE,
+				       i, 0, &h[i]));
+	}
+	rt_msleep(50);
+	ASSERT_EQ(0, edu_remove(self->r, &self->e));
+	for (i = 0; i < 3; i++) {
+		ASSERT_EQ(0, rt_wait(self->r, &self->log, h[i],
+				     RETIRE_REC_TERMINAL, &c, 5000));
+		EXPECT_EQ(RETIRE_OUTCOME_FAILED, c.outcome);
+		EXPECT_EQ(-ECANCELED, c.error);
+		EXPECT_EQ(0, retire_retire_request(self->r, h[i]));
+		EXPECT_EQ(0, rt_wait(self->r, &self->log, h[i],
+				     RETIRE_REC_RETIRED, NULL, 2000));
+	}
+	EXPECT_EQ(-ENODEV, rt_submit(self->r, buf[0], 0, RT_PAGE,
+				     RETIRE_DEV_WRITE, 9, 0, &hx));
+	EXPECT_EQ(-ENOENT, retire_set_engine(self->r, self->e.id));
+
+	ASSERT_EQ(0, write_file("/sys/bus/pci/rescan", "1"));
+	ASSERT_EQ(0, edu_wait_engine(self->r, &again, 3000));
+	EXPECT_LT(self->e.id, again.id);
+	EXPECT_STREQ(self->e.device, again.device);
+	ASSERT_EQ(0, retire_set_engine(self->r, again.id));
+	edu_run(_metadata, self, buf[1], 0, 100, RETIRE_DEV_WRITE, 0x42, &c);
+	EXPECT_EQ(RETIRE_OUTCOME_COMPLETED, c.outcome);
+}
+
+/*
+ * A transfer whose interrupt never comes (edu_drop_irq) holds its request
+ * past the watchdog: quarantined, not retirable, the context admits
+ * nothing. Removing the device is the proof that no access follows: the
+ * request ends with a reset outcome and retires.
+ */
+TEST_F(edu, a_lost_interrupt_is_quarantined_until_the_device_goes)
+{
+	struct retire_engine_info again;
+	struct retire_cqe q, c;
+	struct retire_limits l;
+	__u64 buf, h;
+
+	ASSERT_EQ(0, retire_get_limits(self->r, &l));
+	l.watchdog_ns = 1000 * RT_MS;
+	ASSERT_EQ(0, retire_set_limits(self->r, &l));
+	ASSERT_EQ(0, rt_register(self->r, RT_PAGE, &buf, NULL));
+	ASSERT_EQ(0, write_file(EDU_PARAM, "1"));
+	ASSERT_EQ(0, rt_submit(self->r, buf, 0, RT_PAGE, RETIRE_DEV_WRITE, 5,
+			       0, &h));
+	ASSERT_EQ(0, rt_wait(self->r, &self->log, h, RETIRE_REC_QUARANTINE,
+			     &q, 10000));
+	EXPECT_EQ(RETIRE_OUTCOME_UNKNOWN, q.outcome);
+	EXPECT_EQ(0, rt_count(&self->log, h, RETIRE_REC_TERMINAL));
+	EXPECT_EQ(-EBUSY, retire_retire_request(self->r, h));
+	ASSERT_EQ(0, write_file(EDU_PARAM, "0"));
+
+	ASSERT_EQ(0, edu_remove(self->r, &self->e));
+	ASSERT_EQ(0, rt_wait(self->r, &self->log, h, RETIRE_REC_TERMINAL, &c,
+			     5000));
+	EXPECT_EQ(RETIRE_OUTCOME_FAILED, c.outcome);
+	EXPECT_EQ(-ECANCELED, c.error);
+	EXPECT_EQ(0, retire_retire_request(self->r, h));
+	EXPECT_EQ(0, rt_wait(self->r, &self->log, h, RETIRE_REC_RETIRED, NULL,
+			     2000));
+
+	ASSERT_EQ(0, write_file("/sys/bus/pci/rescan", "1"));
+	ASSERT_EQ(0, edu_wait_engine(self->r, &again, 3000));
+}
+
+TEST_HARNESS_MAIN
