@@ -10,7 +10,8 @@
  * bounced and still right; a queued request cancels and a moving one
  * runs to its end; removal with work in flight ends every request with a
  * reset outcome, each retires, and a re-probed device is a new engine; a
- * transfer whose interrupt never comes is quarantined until removal.
+ * transfer whose interrupt never comes is quarantined until removal; an
+ * owner killed with transfers in flight leaves nothing behind.
  *
  * A transfer takes about 100 ms of the guest's virtual time: requests are
  * a few pages at most.
@@ -21,7 +22,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <poll.h>
+#include <signal.h>
 #include <sys/mman.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "kselftest_harness.h"
@@ -439,6 +443,77 @@ TEST_F(edu, a_lost_interrupt_is_quarantined_until_the_device_goes)
 
 	ASSERT_EQ(0, write_file("/sys/bus/pci/rescan", "1"));
 	ASSERT_EQ(0, edu_wait_engine(self->r, &again, 3000));
+}
+
+/* the child: binds to @id, puts three requests in the device's hands */
+static void owner_child(int wfd, __u32 id)
+{
+	struct retire *r;
+	__u64 buf, h;
+	char ok = 0;
+	int i;
+
+	if (retire_open_device(&r, NULL, 0) || retire_set_engine(r, id))
+		goto out;
+	for (i = 0; i < 3; i++)
+		if (rt_register(r, RT_PAGE, &buf, NULL) ||
+		    rt_submit(r, buf, 0, RT_PAGE,
+			      RETIRE_DEV_READ | RETIRE_DEV_WRITE, i, 0, &h))
+			goto out;
+	ok = 'K';
+out:
+	if (write(wfd, &ok, 1) != 1)
+		_exit(2);
+	for (;;)
+		pause();
+}
+
+/*
+ * An owner killed with transfers in flight and queued: its context
+ * outlives it until the device has reported every request (no buffer is
+ * freed under a mapping), then the reaper retires everything and the
+ * module's gauges come back to where they stood; the device works on.
+ */
+TEST_F(edu, a_killed_owner_with_transfers_in_flight_retires_everything)
+{
+	struct retire_stats base, m;
+	struct pollfd pfd;
+	struct retire_cqe c;
+	int p[2], status;
+	char ok = 0;
+	__u64 buf;
+	pid_t pid;
+
+	ASSERT_EQ(0, rt_settle_module(self->r, &base, 3000));
+	ASSERT_EQ(0, pipe(p));
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (pid == 0) {
+		close(p[0]);
+		owner_child(p[1], self->e.id);
+	}
+	close(p[1]);
+	pfd.fd = p[0];
+	pfd.events = POLLIN;
+	if (poll(&pfd, 1, 10000) == 1 && read(p[0], &ok, 1) != 1)
+		ok = 0;
+	close(p[0]);
+	EXPECT_EQ('K', ok);
+	/* mid-transfer: the first request's first chunk is moving */
+	rt_msleep(150);
+	ASSERT_EQ(0, kill(pid, SIGKILL));
+	ASSERT_EQ(pid, waitpid(pid, &status, 0));
+	ASSERT_EQ(0, rt_mstats(self->r, &m));
+	EXPECT_EQ(base.contexts + 1, m.contexts);
+	EXPECT_LT(base.physical_outstanding, m.physical_outstanding);
+
+	/* 3 requests of 8 transfers, about 100 ms each */
+	EXPECT_EQ(0, rt_wait_module_gauges(self->r, &base, &m, 20000));
+	EXPECT_GAUGES_EQ(base, m);
+
+	ASSERT_EQ(0, rt_register(self->r, RT_PAGE, &buf, NULL));
+	edu_run(_metadata, self, buf, 0, 100, RETIRE_DEV_WRITE, 0x43, &c);
+	EXPECT_EQ(RETIRE_OUTCOME_COMPLETED, c.outcome);
 }
 
 TEST_HARNESS_MAIN
