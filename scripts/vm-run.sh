@@ -51,6 +51,12 @@ shift $((OPTIND - 1))
 [ "${1:-}" = "--" ] && shift
 [ $# -gt 0 ] || die "no command"
 
+# one guest at a time on this machine: two under software emulation on
+# two cores starve each other's timers into false lockups and timeouts
+mkdir -p "$RETIRE_CACHE"
+exec 7>"$RETIRE_CACHE/.vm.lock"
+flock 7
+
 # --- the kernel: image, release, the modules the initramfs must load ----
 mods=()
 case $kernel in
