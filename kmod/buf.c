@@ -492,7 +492,8 @@ int retire_buf_unregister(struct retire_ctx *ctx, u64 handle)
 	spin_lock_irq(&ctx->lock);
 	buf = retire_slot_lookup_locked(&ctx->bufs, handle);
 	if (!buf) {
-		retire_ctx_stale_locked(ctx, RETIRE_ST_STALE_USER);
+		retire_ctx_stale_locked(ctx, RETIRE_ST_STALE_USER, &ctx->bufs,
+					handle);
 		ret = -ENOENT;
 	} else if (buf->state != RETIRE_BUF_FREE) {
 		/* attached, held or quarantined: still in someone's hands */
@@ -535,7 +536,8 @@ int retire_buf_mmap(struct retire_ctx *ctx, struct vm_area_struct *vma)
 	buf = retire_slot_lookup_locked(&ctx->bufs, handle);
 	if (!buf) {
 		/* an offset of a buffer since unregistered or evicted */
-		retire_ctx_stale_locked(ctx, RETIRE_ST_STALE_USER);
+		retire_ctx_stale_locked(ctx, RETIRE_ST_STALE_USER, &ctx->bufs,
+					handle);
 		ret = -ENOENT;
 	} else if (buf->user || len > buf->len) {
 		ret = -EINVAL;

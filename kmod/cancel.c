@@ -33,6 +33,7 @@
 
 #include "cancel.h"
 #include "ctx.h"
+#include "history.h"
 #include "engine.h"
 #include "req.h"
 #include "stats.h"
@@ -73,6 +74,7 @@ static void retire_req_timeout_locked(struct retire_ctx *ctx,
 		return;
 	req->timed_out = true;
 	retire_stat_inc(&ctx->stats, RETIRE_ST_TIMED_OUT);
+	retire_event_locked(ctx, RETIRE_EV_TIMEOUT, req->handle, 0, 0);
 	retire_req_end_logical_locked(ctx, req, now);
 	retire_req_queue_locked(ctx, req, RETIRE_PEND_TIMEOUT);
 }
@@ -246,6 +248,18 @@ void retire_deadline_disarm(struct retire_ctx *ctx, struct retire_req *req)
 }
 
 /**
+ * retire_deadline_expires() - when a request's deadline passes
+ * @req:	a WAITING or ACTIVE request; the caller holds its context's
+ *		lock
+ *
+ * Return: the time, or 0 if it has none (or it has passed).
+ */
+ktime_t retire_deadline_expires(const struct retire_req *req)
+{
+	return req->dl ? req->dl->node.expires : 0;
+}
+
+/**
  * retire_req_cancel() - ask for a request to be cancelled
  * @ctx:	the context
  * @handle:	the request's handle
@@ -267,13 +281,16 @@ int retire_req_cancel(struct retire_ctx *ctx, u64 handle)
 	spin_lock_irq(&ctx->lock);
 	req = retire_slot_lookup_locked(&ctx->reqs, handle);
 	if (!req) {
-		retire_ctx_stale_locked(ctx, RETIRE_ST_STALE_CANCEL);
+		retire_ctx_stale_locked(ctx, RETIRE_ST_STALE_CANCEL, &ctx->reqs,
+					handle);
 		ret = -ENOENT;
 		goto out_count;
 	}
 	if (req->state != RETIRE_REQ_WAITING &&
 	    req->state != RETIRE_REQ_ACTIVE) {
+		/* its terminal event came first: nothing left to stop */
 		ret = -ENOENT;
+		retire_event_locked(ctx, RETIRE_EV_CANCEL, handle, ret, 0);
 		goto out_count;
 	}
 
@@ -285,6 +302,7 @@ int retire_req_cancel(struct retire_ctx *ctx, u64 handle)
 		ret = 0;
 	else
 		ret = -EALREADY;
+	retire_event_locked(ctx, RETIRE_EV_CANCEL, handle, ret, 0);
 
 	if (first) {
 		req->ack_already = ret == -EALREADY;

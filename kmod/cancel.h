@@ -18,6 +18,7 @@ void retire_deadline_free(struct retire_deadline *dl);
 void retire_deadline_arm(struct retire_ctx *ctx, struct retire_req *req,
 			 struct retire_deadline *dl, u64 deadline_ns);
 void retire_deadline_disarm(struct retire_ctx *ctx, struct retire_req *req);
+ktime_t retire_deadline_expires(const struct retire_req *req);
 int retire_req_cancel(struct retire_ctx *ctx, u64 handle);
 int retire_deadline_cache_init(void);
 void retire_deadline_cache_exit(void);

@@ -22,6 +22,7 @@
 #include "chardev.h"
 #include "ctx.h"
 #include "engine.h"
+#include "history.h"
 #include "req.h"
 #include "ring.h"
 #include "stats.h"
@@ -516,6 +517,41 @@ static long retire_ioctl_engines(unsigned int cmd, void __user *uarg)
 	return ret ?: retire_arg_copy_out(uarg, cmd, &a, sizeof(a));
 }
 
+static long retire_ioctl_history(struct retire_ctx *ctx, unsigned int cmd,
+				 void __user *uarg)
+{
+	struct retire_history_arg a;
+	struct retire_event *ev;
+	int ret;
+
+	ret = retire_arg_copy_in(&a, sizeof(a), sizeof(a), cmd, uarg);
+	if (ret)
+		return ret;
+	if (a.flags || a.recorded || a.dropped ||
+	    !retire_reserved_zero(a.reserved, sizeof(a.reserved)))
+		return -EINVAL;
+	a.nr = min_t(u32, a.nr, RETIRE_HISTORY_LEN);
+	ev = kcalloc(max_t(u32, a.nr, 1), sizeof(*ev), GFP_KERNEL);
+	if (!ev)
+		return -ENOMEM;
+	if (a.ctx_id && a.ctx_id != ctx->id) {
+		ret = retire_history_copy_id(a.ctx_id, ev, &a.nr, &a.recorded);
+		if (ret) {
+			kfree(ev);
+			return ret;
+		}
+	} else {
+		a.ctx_id = ctx->id;
+		a.nr = retire_history_copy(ctx, ev, a.nr, &a.recorded);
+	}
+	a.dropped = a.recorded - min_t(u64, a.recorded, RETIRE_HISTORY_LEN);
+	if (copy_to_user(u64_to_user_ptr(a.events), ev,
+			 a.nr * sizeof(*ev)))
+		ret = -EFAULT;
+	kfree(ev);
+	return ret ?: retire_arg_copy_out(uarg, cmd, &a, sizeof(a));
+}
+
 static long retire_ioctl_context(struct retire_ctx *ctx, unsigned int cmd,
 				 void __user *uarg)
 {
@@ -744,6 +780,8 @@ static long retire_ioctl(struct file *file, unsigned int cmd,
 		return retire_ioctl_limits(ctx, cmd, uarg);
 	if (retire_cmd_is(cmd, RETIRE_IOC_EPOCH))
 		return retire_ioctl_epoch(ctx, cmd, uarg);
+	if (retire_cmd_is(cmd, RETIRE_IOC_HISTORY))
+		return retire_ioctl_history(ctx, cmd, uarg);
 
 	if (retire_cmd_is(cmd, RETIRE_IOC_BUF_UNREGISTER) ||
 	    retire_cmd_is(cmd, RETIRE_IOC_CANCEL) ||

@@ -25,7 +25,9 @@
 #include "buf.h"
 #include "cancel.h"
 #include "ctx.h"
+#include "debugfs.h"
 #include "engine.h"
+#include "history.h"
 #include "main.h"
 #include "netlink.h"
 #include "req.h"
@@ -74,13 +76,40 @@ int retire_ctx_walk_after(u64 id, retire_ctx_visit_t fn, void *arg)
  * retire_ctx_stale_locked() - count a stale notification, and tell
  * @ctx:	the context
  * @kind:	RETIRE_ST_STALE_* (or RETIRE_ST_STALE_PUBLISHED)
+ * @t:		the table @handle was looked up in; NULL for a result
+ *		withheld (@handle is then live)
+ * @handle:	what was refused
  *
  * Allocation-free, for any context: the "stale" multicast message is sent
- * later, at most once per interval, with the cumulative counters.
+ * later, at most once per interval, with the cumulative counters. The
+ * history and the stale tracepoint get the handle and what its slot held.
  */
-void retire_ctx_stale_locked(struct retire_ctx *ctx, enum retire_stat kind)
+void retire_ctx_stale_locked(struct retire_ctx *ctx, enum retire_stat kind,
+			     const struct retire_slot_table *t, u64 handle)
 {
+	u32 found = t ? retire_slot_gen_locked(t, handle) :
+			retire_handle_gen(handle);
+	s32 which;
+
 	lockdep_assert_held(&ctx->lock);
+	switch (kind) {
+	case RETIRE_ST_STALE_ENGINE:
+		which = RETIRE_STALE_ENGINE;
+		break;
+	case RETIRE_ST_STALE_CANCEL:
+		which = RETIRE_STALE_CANCEL;
+		break;
+	case RETIRE_ST_STALE_TOKEN:
+		which = RETIRE_STALE_TOKEN;
+		break;
+	case RETIRE_ST_STALE_PUBLISHED:
+		which = RETIRE_STALE_PUBLISHED;
+		break;
+	default:
+		which = RETIRE_STALE_USER;
+		break;
+	}
+	retire_event_locked(ctx, RETIRE_EV_STALE, handle, which, found);
 	retire_stat_inc(&ctx->stats, kind);
 	if (!ctx->stale_dirty) {
 		ctx->stale_dirty = true;
@@ -195,6 +224,8 @@ static void retire_ctx_free_work(struct work_struct *work)
 		.pid = pid_nr(ctx->owner),
 	};
 
+	/* waits for a reader of its files: none reads the context after */
+	retire_debugfs_ctx_remove(ctx);
 	mutex_lock(&retire_ctx_list_mutex);
 	list_del(&ctx->node);
 	/* in one step with leaving the list: the module's sums stay whole */
@@ -226,6 +257,7 @@ static void retire_ctx_free_work(struct work_struct *work)
 	kfree(ctx->stage);
 	retire_ring_free(ctx);
 	retire_engine_put(ctx->engine);
+	retire_history_free(ctx->history);
 	kfree(ctx);
 	/* the last thing: retire_exit() flushes retire_wq before it returns */
 	module_put(THIS_MODULE);
@@ -296,13 +328,19 @@ struct retire_ctx *retire_ctx_create(struct retire_engine *engine)
 	ctx->id = atomic64_inc_return(&retire_ctx_ids);
 	ctx->owner = get_pid(task_tgid(current));
 	ctx->uid = current_euid();
+	get_task_comm(ctx->comm, current);
 	ctx->engine = engine;
 
 	/* twice Q: retired requests keep a slot until their record is read */
 	nreq = min_t(u64, 2ULL * ctx->limits.max_unretired, RETIRE_SLOT_MAX);
+	ctx->history = retire_history_alloc();
+	if (!ctx->history) {
+		ret = -ENOMEM;
+		goto out_free;
+	}
 	ret = retire_buf_table_init(ctx);
 	if (ret)
-		goto out_free;
+		goto out_history;
 	ret = retire_slot_table_init(&ctx->reqs, RETIRE_KIND_REQ,
 				     sizeof(struct retire_req), nreq, NULL, NULL,
 				     NULL);
@@ -326,6 +364,7 @@ struct retire_ctx *retire_ctx_create(struct retire_engine *engine)
 	mutex_lock(&retire_ctx_list_mutex);
 	list_add_tail(&ctx->node, &retire_ctx_list);
 	mutex_unlock(&retire_ctx_list_mutex);
+	retire_debugfs_ctx_add(ctx);
 	return ctx;
 
 out_jobs:
@@ -334,6 +373,8 @@ out_reqs:
 	retire_slot_table_destroy(&ctx->reqs);
 out_bufs:
 	retire_slot_table_destroy(&ctx->bufs);
+out_history:
+	retire_history_free(ctx->history);
 out_free:
 	put_pid(ctx->owner);
 	kfree(ctx);

@@ -6,6 +6,7 @@
 #include <linux/kref.h>
 #include <linux/list.h>
 #include <linux/mutex.h>
+#include <linux/sched.h>
 #include <linux/spinlock.h>
 #include <linux/timerqueue.h>
 #include <linux/uidgid.h>
@@ -16,7 +17,9 @@
 #include "slot.h"
 #include "stats.h"
 
+struct dentry;
 struct retire_engine;
+struct retire_history;
 struct retire_ring;
 
 /**
@@ -87,6 +90,9 @@ struct retire_ring;
  * @ring:	the rings shared with the caller, once set up; set once under
  *		@mutex and kept until the context is freed.
  * @stats:	counters.
+ * @history:	the last RETIRE_HISTORY_LEN events (history.h).
+ * @comm:	the opener's command name, for debugfs.
+ * @debugfs:	its directory in debugfs, NULL without one.
  */
 struct retire_ctx {
 	struct kref ref;
@@ -138,6 +144,9 @@ struct retire_ctx {
 	struct retire_engine *engine;
 	struct retire_ring *ring;
 	struct retire_ctx_stats stats;	/* protected by @lock */
+	struct retire_history *history;	/* protected by @lock */
+	char comm[TASK_COMM_LEN];
+	struct dentry *debugfs;
 };
 
 struct retire_ctx *retire_ctx_create(struct retire_engine *engine);
@@ -151,7 +160,8 @@ void retire_ctx_walk(void (*fn)(struct retire_ctx *ctx));
 typedef int (*retire_ctx_visit_t)(struct retire_ctx *ctx, void *arg);
 
 int retire_ctx_walk_after(u64 id, retire_ctx_visit_t fn, void *arg);
-void retire_ctx_stale_locked(struct retire_ctx *ctx, enum retire_stat kind);
+void retire_ctx_stale_locked(struct retire_ctx *ctx, enum retire_stat kind,
+			     const struct retire_slot_table *t, u64 handle);
 void retire_ctx_health_locked(struct retire_ctx *ctx);
 int retire_ctx_set_limits(struct retire_ctx *ctx,
 			  const struct retire_limits *l);

@@ -19,6 +19,7 @@
 #include "main.h"
 #include "chardev.h"
 #include "ctx.h"
+#include "debugfs.h"
 #include "engine.h"
 #include "engine_edu.h"
 #include "engine_sim.h"
@@ -149,6 +150,7 @@ static int __init retire_init(void)
 	ret = retire_ctx_init();
 	if (ret)
 		return ret;
+	retire_debugfs_init();
 
 	ret = retire_sim_init();
 	if (ret)
@@ -177,6 +179,7 @@ out_edu:
 out_sim:
 	retire_sim_exit();
 out_ctx:
+	retire_debugfs_exit();
 	retire_ctx_exit();
 	return ret;
 }
@@ -188,8 +191,9 @@ static void __exit retire_exit(void)
 	/* every context is gone (each pinned the module) */
 	retire_edu_exit();
 	retire_sim_exit();
-	/* drain the queue */
+	/* drain the queue: the last contexts leave debugfs */
 	retire_ctx_exit();
+	retire_debugfs_exit();
 }
 
 module_init(retire_init);

@@ -9,7 +9,8 @@
 #define RETIRE_FEATURES		(RETIRE_FEAT_GENL | RETIRE_FEAT_REQUESTS | \
 				 RETIRE_FEAT_SIM | RETIRE_FEAT_ADMISSION | \
 				 RETIRE_FEAT_ENTER | RETIRE_FEAT_RINGS | \
-				 RETIRE_FEAT_ONE_RECORD | RETIRE_FEAT_ENGINES)
+				 RETIRE_FEAT_ONE_RECORD | RETIRE_FEAT_ENGINES | \
+				 RETIRE_FEAT_HISTORY)
 
 void retire_caps_get(struct retire_limits *caps);
 void retire_info_fill(struct retire_info *info);

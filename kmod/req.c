@@ -26,6 +26,7 @@
 #include "buf.h"
 #include "cancel.h"
 #include "ctx.h"
+#include "history.h"
 #include "engine.h"
 #include "req.h"
 #include "stats.h"
@@ -122,6 +123,7 @@ static void retire_req_activate_locked(struct retire_ctx *ctx,
 	req->state = RETIRE_REQ_ACTIVE;
 	ctx->active++;
 	retire_watchdog_arm(ctx, req, now);
+	retire_event_locked(ctx, RETIRE_EV_ACTIVATE, req->handle, 0, 0);
 	ctx->engine->ops->start(ctx, job, &w);
 }
 
@@ -317,6 +319,10 @@ void retire_req_terminate_locked(struct retire_ctx *ctx,
 		retire_stat_inc(&ctx->stats, RETIRE_ST_COMPLETED);
 	}
 	retire_stat_add(&ctx->stats, RETIRE_ST_DEVICE, -1);
+	if (res->reset)
+		retire_event_locked(ctx, RETIRE_EV_RESET, req->handle, 0, 0);
+	retire_event_locked(ctx, RETIRE_EV_TERMINAL, req->handle, req->error,
+			    req->outcome);
 	/*
 	 * The device's own terminal event is the evidence quarantine waited
 	 * for: no access follows it, so the request may retire like any
@@ -406,7 +412,8 @@ void retire_engine_complete_locked(struct retire_ctx *ctx, u64 handle,
 	lockdep_assert_held(&ctx->lock);
 	req = retire_slot_lookup_locked(&ctx->reqs, handle);
 	if (!req || req->state != RETIRE_REQ_ACTIVE)
-		retire_ctx_stale_locked(ctx, RETIRE_ST_STALE_ENGINE);
+		retire_ctx_stale_locked(ctx, RETIRE_ST_STALE_ENGINE, &ctx->reqs,
+					handle);
 	else
 		retire_req_terminate_locked(ctx, req, res);
 }
@@ -437,6 +444,7 @@ static void retire_req_retire_locked(struct retire_ctx *ctx,
 	retire_stat_add(&ctx->stats, RETIRE_ST_PHYSICAL, -1);
 	retire_stat_owned(&ctx->stats, -(s64)req->len);
 	retire_stat_hist(&ctx->stats, RETIRE_HIST_PHYSICAL, req->t_admit, now);
+	retire_event_locked(ctx, RETIRE_EV_RETIRE, req->handle, 0, 0);
 	retire_slot_kill_locked(&ctx->reqs, &req->slot);
 	if (record)
 		retire_req_queue_locked(ctx, req, RETIRE_PEND_RETIRED);
@@ -559,7 +567,8 @@ int retire_submit_one(struct retire_ctx *ctx, struct retire_sqe *sqe,
 	}
 	buf = retire_slot_lookup_locked(&ctx->bufs, sqe->buf);
 	if (!buf) {
-		retire_ctx_stale_locked(ctx, RETIRE_ST_STALE_USER);
+		retire_ctx_stale_locked(ctx, RETIRE_ST_STALE_USER, &ctx->bufs,
+					sqe->buf);
 		ret = retire_refuse_locked(ctx, -ENOENT, RETIRE_ST_REFUSED);
 		goto out_unlock;
 	}
@@ -617,6 +626,8 @@ int retire_submit_one(struct retire_ctx *ctx, struct retire_sqe *sqe,
 	retire_stat_inc(&ctx->stats, RETIRE_ST_LOGICAL);
 	retire_stat_inc(&ctx->stats, RETIRE_ST_DEVICE);
 	retire_stat_owned(&ctx->stats, sqe->len);
+	retire_event_locked(ctx, RETIRE_EV_SUBMIT, handle, sqe->dev_flags,
+			    sqe->len);
 
 	retire_deadline_arm(ctx, req, dl, sqe->deadline_ns);
 	dl = NULL;
@@ -657,7 +668,8 @@ int retire_req_retire(struct retire_ctx *ctx, u64 handle)
 	spin_lock_irq(&ctx->lock);
 	req = retire_slot_lookup_locked(&ctx->reqs, handle);
 	if (!req) {
-		retire_ctx_stale_locked(ctx, RETIRE_ST_STALE_USER);
+		retire_ctx_stale_locked(ctx, RETIRE_ST_STALE_USER, &ctx->reqs,
+					handle);
 		ret = -ENOENT;
 	} else if (req->consumed) {
 		ret = -EALREADY;
@@ -738,6 +750,7 @@ void retire_req_quarantine_locked(struct retire_ctx *ctx,
 	retire_stat_inc(&ctx->stats, RETIRE_ST_QUARANTINED);
 	retire_stat_inc(&ctx->stats, RETIRE_ST_QUARANTINED_NOW);
 	retire_ctx_health_locked(ctx);
+	retire_event_locked(ctx, RETIRE_EV_QUARANTINE, req->handle, 0, 0);
 	pr_warn_ratelimited("request %#llx quarantined: its device has held it past the watchdog\n",
 			    req->handle);
 	retire_req_queue_locked(ctx, req, RETIRE_PEND_QUARANTINE);
@@ -902,7 +915,8 @@ static bool retire_record_commit(struct retire_ctx *ctx,
 		if (outcome == RETIRE_OUTCOME_COMPLETED)
 			retire_stat_inc(&ctx->stats, RETIRE_ST_PUBLISHED);
 		else if (outcome == RETIRE_OUTCOME_STALE)
-			retire_ctx_stale_locked(ctx, RETIRE_ST_STALE_PUBLISHED);
+			retire_ctx_stale_locked(ctx, RETIRE_ST_STALE_PUBLISHED,
+						NULL, req->handle);
 		req->terminal_read = true;
 		retire_stat_hist(&ctx->stats, RETIRE_HIST_CQ_WAIT,
 				 req->t_terminal, now);

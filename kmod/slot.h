@@ -184,6 +184,26 @@ retire_slot_lookup_locked(const struct retire_slot_table *t, u64 handle)
 }
 
 /**
+ * retire_slot_gen_locked() - the generation a handle's slot has now
+ * @t:		the table
+ * @handle:	any handle (a stale one, to say what it met)
+ *
+ * Return: the slot's generation (its live incarnation's, or the next
+ * one's), or 0 for a wrong kind or an index never issued.
+ */
+static inline u32 retire_slot_gen_locked(const struct retire_slot_table *t,
+					 u64 handle)
+{
+	u32 idx = retire_handle_slot(handle);
+	const struct retire_slot *s;
+
+	if (retire_handle_kind(handle) != t->kind || idx >= t->nr)
+		return 0;
+	s = retire_slot_get(t, idx);
+	return s->gen;
+}
+
+/**
  * retire_slot_kill_locked() - end the current incarnation
  * @t:	the table
  * @s:	a live slot

@@ -13,6 +13,7 @@
 
 #include "buf.h"
 #include "ctx.h"
+#include "history.h"
 #include "req.h"
 #include "stats.h"
 #include "token.h"
@@ -49,9 +50,9 @@ static void retire_token_drop_locked(struct retire_ctx *ctx,
 }
 
 /* a return or handoff naming no live token */
-static int retire_token_protocol_error(struct retire_ctx *ctx)
+static int retire_token_protocol_error(struct retire_ctx *ctx, u64 token)
 {
-	retire_ctx_stale_locked(ctx, RETIRE_ST_STALE_TOKEN);
+	retire_ctx_stale_locked(ctx, RETIRE_ST_STALE_TOKEN, &ctx->tokens, token);
 	retire_stat_inc(&ctx->stats, RETIRE_ST_PROTOCOL_ERRORS);
 	return -ENOENT;
 }
@@ -77,7 +78,8 @@ int retire_token_borrow(struct retire_ctx *ctx, u64 req_handle, u64 *token)
 	spin_lock_irq(&ctx->lock);
 	req = retire_slot_lookup_locked(&ctx->reqs, req_handle);
 	if (!req) {
-		retire_ctx_stale_locked(ctx, RETIRE_ST_STALE_TOKEN);
+		retire_ctx_stale_locked(ctx, RETIRE_ST_STALE_TOKEN, &ctx->reqs,
+					req_handle);
 		ret = -ENOENT;
 	} else if (req->state != RETIRE_REQ_TERMINATED) {
 		ret = -EBUSY;
@@ -86,6 +88,8 @@ int retire_token_borrow(struct retire_ctx *ctx, u64 req_handle, u64 *token)
 		if (tok) {
 			tok->req = req;
 			req->tokens++;
+			retire_event_locked(ctx, RETIRE_EV_BORROW, req_handle,
+					    0, *token);
 			/* a borrow refreshes the buffer's place in the pool */
 			req->buf->last_used = ++ctx->lru_tick;
 			retire_stat_inc(&ctx->stats, RETIRE_ST_TOKENS_OUT);
@@ -115,7 +119,7 @@ int retire_token_return(struct retire_ctx *ctx, u64 token, int error)
 	spin_lock_irq(&ctx->lock);
 	tok = retire_slot_lookup_locked(&ctx->tokens, token);
 	if (!tok) {
-		int ret = retire_token_protocol_error(ctx);
+		int ret = retire_token_protocol_error(ctx, token);
 
 		spin_unlock_irq(&ctx->lock);
 		return ret;
@@ -123,6 +127,7 @@ int retire_token_return(struct retire_ctx *ctx, u64 token, int error)
 	if (error)
 		retire_stat_inc(&ctx->stats, RETIRE_ST_CONSUMER_ERRORS);
 	req = tok->req;
+	retire_event_locked(ctx, RETIRE_EV_RETURN, req->handle, error, token);
 	retire_token_drop_locked(ctx, tok, token);
 	req->tokens--;
 	retire_stat_add(&ctx->stats, RETIRE_ST_TOKENS_OUT, -1);
@@ -151,13 +156,15 @@ int retire_token_handoff(struct retire_ctx *ctx, u64 token, u64 *new_token)
 	spin_lock_irq(&ctx->lock);
 	old = retire_slot_lookup_locked(&ctx->tokens, token);
 	if (!old) {
-		ret = retire_token_protocol_error(ctx);
+		ret = retire_token_protocol_error(ctx, token);
 	} else if (!ret) {
 		/* one over the bound for a moment: the handoff's point */
 		tok = retire_token_new_locked(ctx, 1, new_token, &ret);
 		if (tok) {
 			/* acquire first: the request never sees zero */
 			tok->req = old->req;
+			retire_event_locked(ctx, RETIRE_EV_HANDOFF,
+					    tok->req->handle, 0, *new_token);
 			retire_token_drop_locked(ctx, old, token);
 		}
 	}

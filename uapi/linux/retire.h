@@ -53,12 +53,18 @@
 #define RETIRE_FEAT_ENGINES	(1ULL << 7)
 /* an edu PCI device is bound: RETIRE_IOC_ENGINES lists an engine "edu" */
 #define RETIRE_FEAT_EDU		(1ULL << 8)
+/*
+ * RETIRE_IOC_HISTORY: every context keeps its last RETIRE_HISTORY_LEN
+ * events; the module's tracepoints (system "retire") report the same
+ * events as they happen, and debugfs shows both and every live request
+ */
+#define RETIRE_FEAT_HISTORY	(1ULL << 9)
 
 #define RETIRE_FEAT_ALL		(RETIRE_FEAT_GENL | RETIRE_FEAT_REQUESTS | \
 				 RETIRE_FEAT_SIM | RETIRE_FEAT_ADMISSION | \
 				 RETIRE_FEAT_ENTER | RETIRE_FEAT_RINGS | \
 				 RETIRE_FEAT_ONE_RECORD | RETIRE_FEAT_ENGINES | \
-				 RETIRE_FEAT_EDU)
+				 RETIRE_FEAT_EDU | RETIRE_FEAT_HISTORY)
 
 /*
  * struct retire_limits - per-context bounds.
@@ -966,6 +972,100 @@ struct retire_context_arg {
 	__u64 reserved[2];
 };
 
+/*
+ * The events of a context's history (RETIRE_IOC_HISTORY). The tracepoint
+ * of each has the same name in lower case without RETIRE_EV_ (retire:submit
+ * ... retire:reset). For a request's events @handle is the request's
+ * handle; @value and @aux are as each says, else 0.
+ */
+enum retire_event_type {
+	/* admitted: @value its RETIRE_DEV_* flags, @aux its length */
+	RETIRE_EV_SUBMIT = 1,
+	/* handed to the device */
+	RETIRE_EV_ACTIVATE = 2,
+	/*
+	 * the device's terminal event: @value its -errno (0 if completed),
+	 * @aux the RETIRE_OUTCOME_*; d = 0 from here
+	 */
+	RETIRE_EV_TERMINAL = 3,
+	/* the deadline passed before the terminal event */
+	RETIRE_EV_TIMEOUT = 4,
+	/* a cancel named it: @value what RETIRE_IOC_CANCEL returned */
+	RETIRE_EV_CANCEL = 5,
+	/* a borrow token was taken: @aux the token's handle */
+	RETIRE_EV_BORROW = 6,
+	/* a token came back: @aux the token, @value the consumer's -errno */
+	RETIRE_EV_RETURN = 7,
+	/* a token was replaced: @aux the new token */
+	RETIRE_EV_HANDOFF = 8,
+	/* the buffer went back to its pool; the generation moved on */
+	RETIRE_EV_RETIRE = 9,
+	/*
+	 * a handle naming no live object was refused before anything of it
+	 * was read: @handle as given (its generation the one expected),
+	 * @value the RETIRE_STALE_* of the counter it moved, @aux the
+	 * generation its slot has now (0 if the slot never existed)
+	 */
+	RETIRE_EV_STALE = 10,
+	/* the watchdog fired: the buffer stays until the device ends */
+	RETIRE_EV_QUARANTINE = 11,
+	/* an engine reset ended it (its TERMINAL event follows) */
+	RETIRE_EV_RESET = 12,
+};
+
+/* RETIRE_EV_STALE's @value: which stale counter moved */
+#define RETIRE_STALE_ENGINE	1	/* a device event */
+#define RETIRE_STALE_CANCEL	2	/* RETIRE_IOC_CANCEL */
+#define RETIRE_STALE_TOKEN	3	/* a borrow, return or handoff */
+#define RETIRE_STALE_USER	4	/* any other call naming a handle */
+#define RETIRE_STALE_PUBLISHED	5	/* a result withheld: intent changed */
+
+/*
+ * struct retire_event - one event of a context's history.
+ * @time_ns:	CLOCK_MONOTONIC when it happened.
+ * @handle:	the handle it concerns.
+ * @aux:	per @type (enum retire_event_type).
+ * @type:	enum retire_event_type.
+ * @value:	per @type.
+ */
+struct retire_event {
+	__u64 time_ns;
+	__u64 handle;
+	__u64 aux;
+	__u32 type;
+	__s32 value;
+};
+
+/* the events a context keeps: older ones are overwritten, oldest first */
+#define RETIRE_HISTORY_LEN	256
+
+/*
+ * struct retire_history_arg - argument of RETIRE_IOC_HISTORY: a context's
+ * last events, oldest first. Reading changes nothing.
+ * @events:	in: address of an array of @nr struct retire_event.
+ * @nr:		in: its capacity; out: events written (the newest ones, if
+ *		more are kept than it holds).
+ * @flags:	in: must be 0.
+ * @ctx_id:	in: 0 for the caller's own context, else the id of another
+ *		(as the netlink messages name it, while it exists): opened by
+ *		the caller's effective user, or -EPERM without
+ *		CAP_SYS_ADMIN; -ENOENT if no context has it. Out: the id
+ *		of the context read.
+ * @recorded:	out: events since the context was opened.
+ * @dropped:	out: of those, how many were overwritten before this call
+ *		(@recorded less what is kept).
+ * @reserved:	in: must be 0.
+ */
+struct retire_history_arg {
+	__u64 events;
+	__u32 nr;
+	__u32 flags;
+	__u64 ctx_id;
+	__u64 recorded;
+	__u64 dropped;
+	__u64 reserved[2];
+};
+
 /* 0xB9 is unused in Documentation/userspace-api/ioctl/ioctl-number.rst */
 #define RETIRE_IOC_MAGIC	0xB9
 
@@ -993,5 +1093,6 @@ struct retire_context_arg {
 #define RETIRE_IOC_RING_SETUP	_IOWR(RETIRE_IOC_MAGIC, 0x0f, struct retire_ring_setup)
 #define RETIRE_IOC_ENGINES	_IOWR(RETIRE_IOC_MAGIC, 0x10, struct retire_engines_arg)
 #define RETIRE_IOC_CONTEXT	_IOWR(RETIRE_IOC_MAGIC, 0x11, struct retire_context_arg)
+#define RETIRE_IOC_HISTORY	_IOWR(RETIRE_IOC_MAGIC, 0x12, struct retire_history_arg)
 
 #endif /* _UAPI_LINUX_RETIRE_H */
