@@ -521,7 +521,7 @@ static long retire_ioctl_history(struct retire_ctx *ctx, unsigned int cmd,
 				 void __user *uarg)
 {
 	struct retire_history_arg a;
-	struct retire_event *ev;
+	struct retire_history_event *ev;
 	int ret;
 
 	ret = retire_arg_copy_in(&a, sizeof(a), sizeof(a), cmd, uarg);

@@ -41,7 +41,7 @@ void retire_history_free(struct retire_history *h)
  *
  * Return: how many were written to @out.
  */
-u32 retire_history_copy(struct retire_ctx *ctx, struct retire_event *out,
+u32 retire_history_copy(struct retire_ctx *ctx, struct retire_history_event *out,
 			u32 nr, u64 *recorded)
 {
 	struct retire_history *h = ctx->history;
@@ -60,7 +60,7 @@ u32 retire_history_copy(struct retire_ctx *ctx, struct retire_event *out,
 
 struct retire_history_find {
 	u64 id;
-	struct retire_event *out;
+	struct retire_history_event *out;
 	u32 nr;
 	u64 recorded;
 	int ret;
@@ -93,7 +93,7 @@ static int retire_history_visit(struct retire_ctx *ctx, void *arg)
  * Return: 0; -ENOENT if no context has @id; -EPERM if another user opened
  * it and the caller lacks CAP_SYS_ADMIN.
  */
-int retire_history_copy_id(u64 id, struct retire_event *out, u32 *nr,
+int retire_history_copy_id(u64 id, struct retire_history_event *out, u32 *nr,
 			   u64 *recorded)
 {
 	struct retire_history_find f = {
@@ -137,7 +137,7 @@ static const char * const retire_event_names[] = {
  */
 int retire_history_show(struct seq_file *m, struct retire_ctx *ctx)
 {
-	struct retire_event *ev;
+	struct retire_history_event *ev;
 	u64 recorded;
 	u32 i, n;
 

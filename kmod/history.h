@@ -23,7 +23,7 @@ struct seq_file;
  */
 struct retire_history {
 	u64 recorded;
-	struct retire_event ev[RETIRE_HISTORY_LEN];
+	struct retire_history_event ev[RETIRE_HISTORY_LEN];
 };
 
 static_assert((RETIRE_HISTORY_LEN & (RETIRE_HISTORY_LEN - 1)) == 0);
@@ -41,7 +41,7 @@ static __always_inline void retire_event_locked(struct retire_ctx *ctx,
 						s32 value, u64 aux)
 {
 	struct retire_history *h = ctx->history;
-	struct retire_event *ev;
+	struct retire_history_event *ev;
 
 	lockdep_assert_held(&ctx->lock);
 	switch (type) {
@@ -92,9 +92,9 @@ static __always_inline void retire_event_locked(struct retire_ctx *ctx,
 
 struct retire_history *retire_history_alloc(void);
 void retire_history_free(struct retire_history *h);
-u32 retire_history_copy(struct retire_ctx *ctx, struct retire_event *out,
+u32 retire_history_copy(struct retire_ctx *ctx, struct retire_history_event *out,
 			u32 nr, u64 *recorded);
-int retire_history_copy_id(u64 id, struct retire_event *out, u32 *nr,
+int retire_history_copy_id(u64 id, struct retire_history_event *out, u32 *nr,
 			   u64 *recorded);
 int retire_history_show(struct seq_file *m, struct retire_ctx *ctx);
 

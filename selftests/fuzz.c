@@ -1367,6 +1367,63 @@ static void op_engine(struct thr *t)
 	}
 }
 
+/*
+ * A context's history, its own or another's by id (ids near the newest,
+ * or anything), and now and then the debugfs files that show the same
+ * contexts while other threads change them.
+ */
+static void op_history(struct thr *t)
+{
+	struct retire_history_arg *a = arg_clear(t);
+	struct retire_history_event *ev =
+		(struct retire_history_event *)(t->arg + 256);
+	unsigned int allowed = M_BASE | M(ENOENT) | M(EPERM);
+	int fd = pick_fd(t, &allowed);
+	char path[96], buf[4096];
+	unsigned int room;
+	long ret;
+	int dfd;
+
+	if (chance(t, 8)) {
+		if (chance(t, 2))
+			snprintf(path, sizeof(path), "/sys/kernel/debug/retire/module");
+		else
+			snprintf(path, sizeof(path),
+				 "/sys/kernel/debug/retire/%u/%s",
+				 1 + rnd(t, 64), chance(t, 3) ? "requests" :
+				 chance(t, 2) ? "context" : "history");
+		dfd = open(path, O_RDONLY);
+		if (dfd >= 0) {
+			while (read(dfd, buf, sizeof(buf)) > 0)
+				;
+			close(dfd);
+		}
+		return;
+	}
+	a->events = (unsigned long)ev;
+	/* more than the area holds is refused by the kernel's cap first */
+	a->nr = rnd(t, (ARG_AREA - 256) / sizeof(*ev) + 1);
+	a->ctx_id = chance(t, 2) ? 0 : chance(t, 2) ? 1 + rnd(t, 64) : rnd64(t);
+	if (mutate(t, 8))
+		a->events = (unsigned long)mk_ptr(t, NULL);
+	if (mutate(t, 16))
+		a->flags = 1U << rnd(t, 32);
+	poke(t, &a->recorded, sizeof(a->recorded));
+	poke(t, &a->dropped, sizeof(a->dropped));
+	poke(t, a->reserved, sizeof(a->reserved));
+	room = a->nr;
+	ret = do_ioctl(fd, RETIRE_IOC_HISTORY, mk_ptr(t, a));
+	note(t, "history", room, a->ctx_id, a->nr, ret, allowed);
+	if (!ret && (a->nr > room || a->nr > RETIRE_HISTORY_LEN ||
+		     a->nr > a->recorded ||
+		     a->dropped != a->recorded -
+		     (a->recorded < RETIRE_HISTORY_LEN ? a->recorded :
+		      RETIRE_HISTORY_LEN)))
+		fail(t, "history: room %u gave %u of %llu, %llu dropped", room,
+		     a->nr, (unsigned long long)a->recorded,
+		     (unsigned long long)a->dropped);
+}
+
 static void op_read(struct thr *t)
 {
 	struct retire_cqe *c = (struct retire_cqe *)t->arg;
@@ -1942,6 +1999,7 @@ static const struct {
 	OP(reset, 1),	OP(inject, 2),	OP(raw, 3),
 	OP(fds, 2),	OP(fork, 1),	OP(quarantine, 1),
 	OP(enter, 12),	OP(ring, 10),	OP(engine, 2),
+	OP(history, 2),
 };
 
 #define NOPS	(sizeof(ops) / sizeof(ops[0]))

@@ -1021,14 +1021,14 @@ enum retire_event_type {
 #define RETIRE_STALE_PUBLISHED	5	/* a result withheld: intent changed */
 
 /*
- * struct retire_event - one event of a context's history.
+ * struct retire_history_event - one event of a context's history.
  * @time_ns:	CLOCK_MONOTONIC when it happened.
  * @handle:	the handle it concerns.
  * @aux:	per @type (enum retire_event_type).
  * @type:	enum retire_event_type.
  * @value:	per @type.
  */
-struct retire_event {
+struct retire_history_event {
 	__u64 time_ns;
 	__u64 handle;
 	__u64 aux;
@@ -1042,7 +1042,7 @@ struct retire_event {
 /*
  * struct retire_history_arg - argument of RETIRE_IOC_HISTORY: a context's
  * last events, oldest first. Reading changes nothing.
- * @events:	in: address of an array of @nr struct retire_event.
+ * @events:	in: address of an array of @nr struct retire_history_event.
  * @nr:		in: its capacity; out: events written (the newest ones, if
  *		more are kept than it holds).
  * @flags:	in: must be 0.
