@@ -52,11 +52,10 @@ if make -s -C userspace >/dev/null && make -s -C selftests >/dev/null; then
 else
 	record FAIL "host: userspace or selftests failed to build"
 fi
-if scripts/netlink-uapi.py Documentation/netlink/specs/retire.yaml \
-	uapi/linux/retire_netlink.h; then
-	record PASS "host: uapi/linux/retire_netlink.h is generated from the YAML spec"
+if scripts/ynl-uapi.sh; then
+	record PASS "host: uapi/linux/retire_netlink.h is ynl-gen-c.py's output for the YAML spec"
 else
-	record FAIL "host: uapi/linux/retire_netlink.h differs from the YAML spec"
+	record FAIL "host: uapi/linux/retire_netlink.h differs from ynl-gen-c.py's output for the YAML spec"
 fi
 # uapi headers cannot use BIT_ULL(): STYLE.md's (1ULL << n) stands there
 cp="$(source_tree)/scripts/checkpatch.pl --no-tree --strict --terse --show-types"
