@@ -11,7 +11,7 @@
 # Ends with one line: "N passed, N failed, N skipped"; exits 1 on failure.
 set -uo pipefail
 . "$(dirname "$0")/lib.sh"
-cd "$RETIRE_TOP"
+cd "$RETIRE_TOP" || exit 1
 
 kernels=${RETIRE_KERNELS:-debug 6.1 6.12}
 total_pass=0 total_fail=0 total_skip=0
@@ -114,10 +114,10 @@ else
 fi
 # the functions of the version script, each with its own page
 missing=
-for s in $(sed -n '/global:/,/local:/s/^[[:space:]]*\([a-z_][a-z0-9_]*\);.*/\1/p' \
-	userspace/lib/libretire.map); do
+while read -r s; do
 	[ -f "userspace/man/$s.3" ] || missing="$missing $s"
-done
+done < <(sed -n '/global:/,/local:/s/^[[:space:]]*\([a-z_][a-z0-9_]*\);.*/\1/p' \
+	userspace/lib/libretire.map)
 if [ -z "$missing" ]; then
 	record PASS "host: every function of libretire.map has a man page"
 else
@@ -135,7 +135,7 @@ else
 	missing=" (retirectl -h failed, or no command table)"
 fi
 if [ -z "$missing" ]; then
-	record PASS "host: retirectl -h lists every command ($(echo $cmds))"
+	record PASS "host: retirectl -h lists every command (${cmds//$'\n'/ })"
 else
 	record FAIL "host: retirectl -h does not list:$missing"
 fi
