@@ -57,20 +57,19 @@ if scripts/ynl-uapi.sh; then
 else
 	record FAIL "host: uapi/linux/retire_netlink.h differs from ynl-gen-c.py's output for the YAML spec"
 fi
-# uapi headers cannot use BIT_ULL(): STYLE.md's (1ULL << n) stands there
-cp="$(source_tree)/scripts/checkpatch.pl --no-tree --strict --terse --show-types"
-# the project's own files only, not what a build generated beside them
-src() { git ls-files --cached --others --exclude-standard "$@"; }
-# judged by what it prints: checkpatch's exit status also counts CHECKs
-out=$( ($cp -f $(src 'kmod/*.[ch]') kmod/Kbuild Kbuild;
-	$cp --ignore BIT_MACRO -f $(src 'uapi/*.h')) 2>&1 |
-	grep -E 'ERROR|WARNING|CHECK' || true)
-if [ -n "$out" ]; then
-	echo "$out"
-	record FAIL "host: checkpatch.pl --strict finds problems in kmod/ and uapi/"
-else
-	record PASS "host: checkpatch.pl --strict is clean on kmod/ and uapi/"
-fi
+# make lint: checkpatch, sparse for each kernel, kernel-doc, shellcheck;
+# a result each, with its findings above it
+lint=$(scripts/lint.sh 2>&1)
+lint_rc=$?
+while IFS= read -r line; do
+	case $line in
+	"PASS lint: "* | "FAIL lint: "*) record "${line%% *}" "host: ${line#* }" ;;
+	"make lint: "*) ;;
+	*) echo "$line" ;;
+	esac
+done <<<"$lint"
+[ $lint_rc = 0 ] || [[ $lint == *"FAIL lint: "* ]] ||
+	record FAIL "host: scripts/lint.sh failed (exit $lint_rc)"
 # the family's page is the kernel's own generator's output for the spec
 gen=$(mktemp)
 if /usr/bin/python3 "$(source_tree)/tools/net/ynl/ynl-gen-rst.py" \
