@@ -8,6 +8,9 @@
 #                   debug 6.12, stock 6.1 and stock 6.12 kernels in QEMU
 #   make run        install what is missing, build, and run the main job
 #                   in a VM
+#   make lint       checkpatch --strict, sparse (C=2) against stock 6.1,
+#                   6.12 and the debug kernel, kernel-doc -Wall, and
+#                   shellcheck; fails on any finding (make check runs it)
 #   make install    install libretire, retirectl and the headers
 #                   (PREFIX, DESTDIR as usual)
 #   make fuzz       the fuzzer's long form on the debug kernel, as root with
@@ -41,6 +44,10 @@ selftests: userspace
 check:
 	scripts/check.sh
 
+lint:
+	scripts/deps.sh
+	scripts/lint.sh
+
 FUZZ_SECONDS ?= 600
 FUZZ_SEED ?= $(shell date +%s)
 STRESS_SEED ?= $(shell date +%s)
@@ -72,4 +79,4 @@ clean:
 	$(MAKE) -C selftests clean KSFT_DIR=/nonexistent
 	rm -rf build
 
-.PHONY: all module userspace selftests check run install clean fuzz stress bench
+.PHONY: all module userspace selftests check lint run install clean fuzz stress bench

@@ -57,6 +57,7 @@ struct retire_slot {
  * @chunks:	@max / RETIRE_SLOT_CHUNK chunk pointers, filled as it grows
  * @init:	one-time set-up of a new object (timers, work items)
  * @fini:	undo @init before the chunk is freed (may sleep)
+ * @arg:	passed to @init with each new object
  *
  * All fields are protected by the owning context's lock; growing also
  * needs the context's mutex, so a chunk is allocated outside the lock.

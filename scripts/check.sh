@@ -11,7 +11,7 @@
 # Ends with one line: "N passed, N failed, N skipped"; exits 1 on failure.
 set -uo pipefail
 . "$(dirname "$0")/lib.sh"
-cd "$RETIRE_TOP"
+cd "$RETIRE_TOP" || exit 1
 
 kernels=${RETIRE_KERNELS:-debug 6.1 6.12}
 total_pass=0 total_fail=0 total_skip=0
@@ -52,26 +52,24 @@ if make -s -C userspace >/dev/null && make -s -C selftests >/dev/null; then
 else
 	record FAIL "host: userspace or selftests failed to build"
 fi
-if scripts/netlink-uapi.py Documentation/netlink/specs/retire.yaml \
-	uapi/linux/retire_netlink.h; then
-	record PASS "host: uapi/linux/retire_netlink.h is generated from the YAML spec"
+if scripts/ynl-uapi.sh; then
+	record PASS "host: uapi/linux/retire_netlink.h is ynl-gen-c.py's output for the YAML spec"
 else
-	record FAIL "host: uapi/linux/retire_netlink.h differs from the YAML spec"
+	record FAIL "host: uapi/linux/retire_netlink.h differs from ynl-gen-c.py's output for the YAML spec"
 fi
-# uapi headers cannot use BIT_ULL(): STYLE.md's (1ULL << n) stands there
-cp="$(source_tree)/scripts/checkpatch.pl --no-tree --strict --terse --show-types"
-# the project's own files only, not what a build generated beside them
-src() { git ls-files --cached --others --exclude-standard "$@"; }
-# judged by what it prints: checkpatch's exit status also counts CHECKs
-out=$( ($cp -f $(src 'kmod/*.[ch]') kmod/Kbuild Kbuild;
-	$cp --ignore BIT_MACRO -f $(src 'uapi/*.h')) 2>&1 |
-	grep -E 'ERROR|WARNING|CHECK' || true)
-if [ -n "$out" ]; then
-	echo "$out"
-	record FAIL "host: checkpatch.pl --strict finds problems in kmod/ and uapi/"
-else
-	record PASS "host: checkpatch.pl --strict is clean on kmod/ and uapi/"
-fi
+# make lint: checkpatch, sparse for each kernel, kernel-doc, shellcheck;
+# a result each, with its findings above it
+lint=$(scripts/lint.sh 2>&1)
+lint_rc=$?
+while IFS= read -r line; do
+	case $line in
+	"PASS lint: "* | "FAIL lint: "*) record "${line%% *}" "host: ${line#* }" ;;
+	"make lint: "*) ;;
+	*) echo "$line" ;;
+	esac
+done <<<"$lint"
+[ $lint_rc = 0 ] || [[ $lint == *"FAIL lint: "* ]] ||
+	record FAIL "host: scripts/lint.sh failed (exit $lint_rc)"
 # the family's page is the kernel's own generator's output for the spec
 gen=$(mktemp)
 if /usr/bin/python3 "$(source_tree)/tools/net/ynl/ynl-gen-rst.py" \
@@ -115,10 +113,10 @@ else
 fi
 # the functions of the version script, each with its own page
 missing=
-for s in $(sed -n '/global:/,/local:/s/^[[:space:]]*\([a-z_][a-z0-9_]*\);.*/\1/p' \
-	userspace/lib/libretire.map); do
+while read -r s; do
 	[ -f "userspace/man/$s.3" ] || missing="$missing $s"
-done
+done < <(sed -n '/global:/,/local:/s/^[[:space:]]*\([a-z_][a-z0-9_]*\);.*/\1/p' \
+	userspace/lib/libretire.map)
 if [ -z "$missing" ]; then
 	record PASS "host: every function of libretire.map has a man page"
 else
@@ -136,7 +134,7 @@ else
 	missing=" (retirectl -h failed, or no command table)"
 fi
 if [ -z "$missing" ]; then
-	record PASS "host: retirectl -h lists every command ($(echo $cmds))"
+	record PASS "host: retirectl -h lists every command (${cmds//$'\n'/ })"
 else
 	record FAIL "host: retirectl -h does not list:$missing"
 fi

@@ -15,6 +15,8 @@ PKGS=(
 	# kernel build tools
 	build-essential bc bison flex libelf-dev libssl-dev dwarves kmod cpio
 	xz-utils zstd rsync patch sparse python3 python3-yaml python3-jsonschema python3-docutils
+	# make lint (beside sparse above and the kernel source's own scripts)
+	shellcheck
 	# the VM runner
 	qemu-system-x86 busybox-static
 	# userspace

@@ -12,7 +12,7 @@
 # KEEP=1 keeps the DESTDIR and says where it is.
 set -uo pipefail
 . "$(dirname "$0")/lib.sh"
-cd "$RETIRE_TOP"
+cd "$RETIRE_TOP" || exit 1
 
 prefix=/usr/local
 tmp=$(mktemp -d /tmp/retire-install.XXXXXX) || die "mktemp failed"
@@ -119,11 +119,11 @@ if [ -z "$bad" ]; then
 else
 	fail "not exported at its map node's version:$bad"
 fi
-extra=$(sed 's/@.*//' <<<"$dynsyms" | grep -vxF -f <(exported) || true)
+extra=$(cut -d@ -f1 <<<"$dynsyms" | grep -vxF -f <(exported) || true)
 if [ -z "$extra" ]; then
 	ok "the library exports no function the version script does not list"
 else
-	fail "exported but not in $map: $(echo $extra)"
+	fail "exported but not in $map: ${extra//$'\n'/ }"
 fi
 check "the versions defined are LIBRETIRE_1.0, 1.1 and 1.2" \
 	test "$(readelf -V -W "$so" | awk '/Version definition/,/Version needs/' |
@@ -156,6 +156,7 @@ WARN="-Wall -Wextra -Werror"
 # the headers it compiled are the DESTDIR's, not another copy
 from_destdir() {
 	local deps
+	# shellcheck disable=SC2086 # flag lists: split into words, as a user's shell splits them
 	deps=$($CC $cflags -M "$prog") &&
 		grep -q "$root/include/retire/libretire.h" <<<"$deps" &&
 		grep -q "$root/include/retire/linux/retire.h" <<<"$deps" &&
@@ -165,6 +166,7 @@ check "the program includes libretire.h and linux/retire*.h from the DESTDIR" \
 	from_destdir
 
 # shared: cc $(pkg-config --cflags) prog.c $(pkg-config --libs)
+# shellcheck disable=SC2086 # flag lists: split into words, as a user's shell splits them
 if $CC $WARN $cflags -o "$tmp/check-shared" "$prog" $libs -pthread; then
 	ok "the program builds against libretire.so"
 	needed=$(readelf -d "$tmp/check-shared" | grep -o 'Shared library: \[[^]]*\]')
@@ -179,7 +181,9 @@ else
 fi
 
 # static: libretire.a, with what pkg-config --static adds for it (libnl)
+# shellcheck disable=SC2001 # a whole word: ${//} cannot anchor at spaces or the ends
 slibs_a=$(sed 's/\(^\| \)-lretire\( \|$\)/\1-Wl,-Bstatic -lretire -Wl,-Bdynamic\2/' <<<"$slibs")
+# shellcheck disable=SC2086 # flag lists: split into words, as a user's shell splits them
 if $CC $WARN $cflags -o "$tmp/check-static" "$prog" $slibs_a -pthread; then
 	ok "the program builds against libretire.a"
 	check "it does not need libretire.so.1" \

@@ -1,4 +1,5 @@
 # SPDX-License-Identifier: GPL-2.0
+# shellcheck shell=bash
 # Shared by the scripts in this directory: where things are and which
 # kernels the project targets. Source it; it defines no side effects.
 

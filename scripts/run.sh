@@ -18,6 +18,7 @@ kernel=${RETIRE_KERNEL:-6.12}
 scripts/deps.sh
 make -s -C userspace >/dev/null
 moddir=$(scripts/build-module.sh "$kernel")
+# shellcheck disable=SC2086 # RETIRE_DEMO_ARGS is a list of arguments
 exec scripts/vm-run.sh -k "$kernel" -e -m "$moddir" -t 600 \
 	-o "$RETIRE_BUILD/run-$kernel" -- \
 	userspace/retirectl/retirectl demo ${RETIRE_DEMO_ARGS:-}

@@ -1,4 +1,5 @@
 # SPDX-License-Identifier: GPL-2.0
+# shellcheck shell=sh
 #
 # Sourced by the kselftests that drive retirectl and check its output in
 # Python (demo_test.sh, retirectl_test.sh): the paths, a temporary

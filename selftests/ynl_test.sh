@@ -98,6 +98,7 @@ fi
 
 tmp=$(mktemp -d /tmp/retire-ynl.XXXXXX) || skip_all "no temporary directory"
 pp=
+# shellcheck disable=SC2317 # reached from the EXIT trap
 cleanup() {
 	[ -n "$pp" ] && kill "$pp" 2>/dev/null
 	rm -rf "$tmp"

@@ -131,7 +131,7 @@ struct retire_info {
 
 #define RETIRE_HANDLE_KIND(h)	((__u32)((__u64)(h) >> 56))
 #define RETIRE_HANDLE_SLOT(h)	((__u32)((__u64)(h) >> 32) & 0xffffff)
-#define RETIRE_HANDLE_GEN(h)	((__u32)(__u64)(h))
+#define RETIRE_HANDLE_GEN(h)	((__u32)((__u64)(h) & 0xffffffff))
 
 /* ---- buffers ------------------------------------------------------------ */
 

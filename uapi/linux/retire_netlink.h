@@ -9,10 +9,19 @@
 #define RETIRE_FAMILY_NAME	"retire"
 #define RETIRE_FAMILY_VERSION	1
 
+/**
+ * enum retire_health_event - What a health notification reports.
+ * @RETIRE_HEALTH_EVENT_QUARANTINE: A request of the context was quarantined by
+ *   the watchdog.
+ * @RETIRE_HEALTH_EVENT_RESET: An engine reset ended every job; quarantine was
+ *   lifted.
+ * @RETIRE_HEALTH_EVENT_REAPED: The reaper retired the last request of a closed
+ *   context and freed it.
+ */
 enum retire_health_event {
-	RETIRE_HEALTH_EVENT_QUARANTINE = 0,
-	RETIRE_HEALTH_EVENT_RESET = 1,
-	RETIRE_HEALTH_EVENT_REAPED = 2,
+	RETIRE_HEALTH_EVENT_QUARANTINE,
+	RETIRE_HEALTH_EVENT_RESET,
+	RETIRE_HEALTH_EVENT_REAPED,
 };
 
 enum {

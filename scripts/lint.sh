@@ -1,0 +1,138 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# make lint: the kernel's own static checkers, and shellcheck, over the
+# project's own files (not what a build generated beside them). Every
+# finding is printed, indented, above the result of the check that found
+# it; any finding fails its check.
+#
+#  - checkpatch: scripts/checkpatch.pl --strict on kmod/ and uapi/ (uapi
+#    headers cannot use BIT_ULL(), (1ULL << n) stands there: --ignore
+#    BIT_MACRO for them)
+#  - sparse: retire.ko built with C=2 (sparse on every file) and W=1 for
+#    stock 6.1, stock 6.12 and the debug kernel, whose KUnit brings in
+#    retire_kunit.c; in a copy under build/<kernel>/lint/, so the tree
+#    stays clean. RETIRE_KERNELS picks the kernels (default all three)
+#  - kernel-doc: scripts/kernel-doc -none -Wall on kmod/ and uapi/linux/
+#  - shellcheck: scripts/, selftests/ and .ci/run, following what they
+#    source
+#
+# The kernel's tools are linux-source-6.12's, unpacked outside the clone
+# on first use; the debug kernel too is built on first use and cached
+# (scripts/debug-kernel.sh).
+#
+#   lint.sh [checkpatch|sparse|kernel-doc|shellcheck]...   (default all)
+#
+# One line per check, "PASS lint: ..." or "FAIL lint: ..."; exits 1 if
+# any failed.
+set -uo pipefail
+. "$(dirname "$0")/lib.sh"
+cd "$RETIRE_TOP" || exit 1
+
+# the project's own files only
+src() {
+	git ls-files --cached --others --exclude-standard "$@"
+}
+
+# checkpatch: judged by what it prints (its exit status also counts
+# CHECKs, but says nothing a finding does not); its per-file totals are
+# no findings of their own
+lint_checkpatch() {
+	local cp kmod uapi
+	cp=("$tree/scripts/checkpatch.pl" --no-tree --strict --terse --show-types)
+	mapfile -t kmod < <(src 'kmod/*.[ch]')
+	mapfile -t uapi < <(src 'uapi/*.h')
+	{
+		"${cp[@]}" -f "${kmod[@]}" kmod/Kbuild Kbuild
+		"${cp[@]}" --ignore BIT_MACRO -f "${uapi[@]}"
+	} 2>&1 | grep -vE '^total: [0-9]+ errors, [0-9]+ warnings, [0-9]+ checks, '
+	return 0
+}
+
+# sparse KERNEL: whatever the build prints besides its progress is a
+# finding; a header's warning is shown once, with the first include chain
+# that led to it
+lint_sparse() {
+	local k=$1 kdir dst log
+	case $k in
+	debug) kdir=$(scripts/debug-kernel.sh) ;;
+	*) kdir=/usr/src/linux-headers-$(stock_kver "$k") ;;
+	esac || { echo "no build tree for kernel $k"; return 1; }
+	dst=$RETIRE_BUILD/$k/lint
+	log=$RETIRE_BUILD/$k/lint.log
+	mkdir -p "$dst"
+	rsync -a --delete --exclude='*.o' --exclude='*.ko' --exclude='.*.cmd' \
+		--exclude='*.mod*' --exclude=modules.order --exclude=Module.symvers \
+		Kbuild kmod uapi "$dst/" || return 1
+	if ! make -C "$kdir" M="$dst" C=2 W=1 modules >"$log" 2>&1; then
+		grep -E 'error|warning' "$log" | sed "s|$dst/||g"
+		echo "the build for $k failed (see $log)"
+		return 1
+	fi
+	{ grep -vE '^  [A-Z]|^make(\[[0-9]+\])?: (Entering|Leaving) directory|^Skipping BTF generation' \
+		"$log" || true; } | sed "s|$dst/||g" |
+		awk '/: note: in included file/ { note = note $0 "\n"; next }
+		     !seen[$0]++ { printf "%s", note; print }
+		     { note = "" }'
+}
+
+lint_kernel_doc() {
+	local files
+	mapfile -t files < <(src 'kmod/*.[ch]' 'uapi/linux/*.h')
+	"$tree/scripts/kernel-doc" -none -Wall "${files[@]}" 2>&1
+}
+
+lint_shellcheck() {
+	local files
+	command -v shellcheck >/dev/null ||
+		{ echo "shellcheck is not installed (run scripts/deps.sh)"; return 1; }
+	mapfile -t files < <(src 'scripts/*.sh' 'selftests/*.sh')
+	shellcheck -x -P SCRIPTDIR -f gcc "${files[@]}" scripts/initramfs-init .ci/run
+}
+
+nchecks=0 nfailed=0
+# one check: $1 says what it checks, the rest runs it; anything it prints
+# is a finding, and so is a failure that printed nothing
+check() {
+	local what=$1 out rc lines
+	shift
+	out=$("$@")
+	rc=$?
+	nchecks=$((nchecks + 1))
+	if [ -z "$out" ] && [ $rc = 0 ]; then
+		echo "PASS lint: $what"
+		return
+	fi
+	if [ -n "$out" ]; then
+		mapfile -t lines <<<"$out"
+		printf '    %s\n' "${lines[@]}"
+	fi
+	echo "FAIL lint: $what"
+	nfailed=$((nfailed + 1))
+}
+
+tree=$(unpack_source) || die "no linux-source-6.12 tree (run scripts/deps.sh)"
+checks=${*:-checkpatch sparse kernel-doc shellcheck}
+for c in $checks; do
+	case $c in
+	checkpatch)
+		check "checkpatch.pl --strict on kmod/ and uapi/" lint_checkpatch
+		;;
+	sparse)
+		for k in ${RETIRE_KERNELS:-debug 6.1 6.12}; do
+			what="sparse (C=2 W=1) on retire.ko for $k"
+			[ "$k" = debug ] && what="$what, and on retire_kunit.ko"
+			check "$what" lint_sparse "$k"
+		done
+		;;
+	kernel-doc)
+		check "kernel-doc -Wall on kmod/ and uapi/linux/" lint_kernel_doc
+		;;
+	shellcheck)
+		check "shellcheck on scripts/, selftests/ and .ci/run" lint_shellcheck
+		;;
+	*) die "unknown check '$c' (checkpatch, sparse, kernel-doc, shellcheck)" ;;
+	esac
+done
+echo "make lint: $nfailed of $nchecks checks failed"
+[ $nfailed = 0 ]
