@@ -29,16 +29,19 @@ struct retire_history {
 static_assert((RETIRE_HISTORY_LEN & (RETIRE_HISTORY_LEN - 1)) == 0);
 
 /**
- * retire_event_locked() - record an event and fire its tracepoint
+ * retire_event_at_locked() - record an event and fire its tracepoint
  * @ctx:	the context; the caller holds its lock
  * @type:	RETIRE_EV_*, a constant: the switch folds to one tracepoint
  * @handle:	the handle it concerns
  * @value:	per @type
  * @aux:	per @type
+ * @now:	when it happened: the time the caller already read (the hot
+ *		path's events reuse it rather than read the clock again)
  */
-static __always_inline void retire_event_locked(struct retire_ctx *ctx,
-						u32 type, u64 handle,
-						s32 value, u64 aux)
+static __always_inline void retire_event_at_locked(struct retire_ctx *ctx,
+						   u32 type, u64 handle,
+						   s32 value, u64 aux,
+						   ktime_t now)
 {
 	struct retire_history *h = ctx->history;
 	struct retire_history_event *ev;
@@ -83,11 +86,19 @@ static __always_inline void retire_event_locked(struct retire_ctx *ctx,
 		break;
 	}
 	ev = &h->ev[h->recorded++ & (RETIRE_HISTORY_LEN - 1)];
-	ev->time_ns = ktime_get_ns();
+	ev->time_ns = ktime_to_ns(now);
 	ev->handle = handle;
 	ev->aux = aux;
 	ev->type = type;
 	ev->value = value;
+}
+
+/* retire_event_at_locked() now */
+static __always_inline void retire_event_locked(struct retire_ctx *ctx,
+						u32 type, u64 handle,
+						s32 value, u64 aux)
+{
+	retire_event_at_locked(ctx, type, handle, value, aux, ktime_get());
 }
 
 struct retire_history *retire_history_alloc(void);

@@ -123,7 +123,7 @@ static void retire_req_activate_locked(struct retire_ctx *ctx,
 	req->state = RETIRE_REQ_ACTIVE;
 	ctx->active++;
 	retire_watchdog_arm(ctx, req, now);
-	retire_event_locked(ctx, RETIRE_EV_ACTIVATE, req->handle, 0, 0);
+	retire_event_at_locked(ctx, RETIRE_EV_ACTIVATE, req->handle, 0, 0, now);
 	ctx->engine->ops->start(ctx, job, &w);
 }
 
@@ -320,9 +320,10 @@ void retire_req_terminate_locked(struct retire_ctx *ctx,
 	}
 	retire_stat_add(&ctx->stats, RETIRE_ST_DEVICE, -1);
 	if (res->reset)
-		retire_event_locked(ctx, RETIRE_EV_RESET, req->handle, 0, 0);
-	retire_event_locked(ctx, RETIRE_EV_TERMINAL, req->handle, req->error,
-			    req->outcome);
+		retire_event_at_locked(ctx, RETIRE_EV_RESET, req->handle, 0, 0,
+				       now);
+	retire_event_at_locked(ctx, RETIRE_EV_TERMINAL, req->handle,
+			       req->error, req->outcome, now);
 	/*
 	 * The device's own terminal event is the evidence quarantine waited
 	 * for: no access follows it, so the request may retire like any
@@ -444,7 +445,7 @@ static void retire_req_retire_locked(struct retire_ctx *ctx,
 	retire_stat_add(&ctx->stats, RETIRE_ST_PHYSICAL, -1);
 	retire_stat_owned(&ctx->stats, -(s64)req->len);
 	retire_stat_hist(&ctx->stats, RETIRE_HIST_PHYSICAL, req->t_admit, now);
-	retire_event_locked(ctx, RETIRE_EV_RETIRE, req->handle, 0, 0);
+	retire_event_at_locked(ctx, RETIRE_EV_RETIRE, req->handle, 0, 0, now);
 	retire_slot_kill_locked(&ctx->reqs, &req->slot);
 	if (record)
 		retire_req_queue_locked(ctx, req, RETIRE_PEND_RETIRED);
@@ -626,8 +627,8 @@ int retire_submit_one(struct retire_ctx *ctx, struct retire_sqe *sqe,
 	retire_stat_inc(&ctx->stats, RETIRE_ST_LOGICAL);
 	retire_stat_inc(&ctx->stats, RETIRE_ST_DEVICE);
 	retire_stat_owned(&ctx->stats, sqe->len);
-	retire_event_locked(ctx, RETIRE_EV_SUBMIT, handle, sqe->dev_flags,
-			    sqe->len);
+	retire_event_at_locked(ctx, RETIRE_EV_SUBMIT, handle, sqe->dev_flags,
+			       sqe->len, now);
 
 	retire_deadline_arm(ctx, req, dl, sqe->deadline_ns);
 	dl = NULL;
