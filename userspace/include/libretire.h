@@ -26,7 +26,21 @@
 
 #include <stddef.h>
 #include <linux/types.h>
+
+/*
+ * <linux/retire.h> names one event of a context's history (RETIRE_IOC_HISTORY)
+ * struct retire_event, the name libretire 1.0 gave its multicast
+ * notification (below, retire_read_events()). Programs written against
+ * libretire keep theirs: included from here, the history's structure is
+ * struct retire_history_event. Include <libretire.h> before any other
+ * header that includes <linux/retire.h>.
+ */
+#if defined(_UAPI_LINUX_RETIRE_H) && defined(RETIRE_HISTORY_LEN)
+#error "include <libretire.h> before <linux/retire.h>: both define a struct retire_event"
+#endif
+#define retire_event retire_history_event
 #include <linux/retire.h>
+#undef retire_event
 #include <linux/retire_netlink.h>
 
 #ifdef __cplusplus
