@@ -38,7 +38,11 @@ static const char *const feature_names[] = {
 	"one_record",
 	"engines",
 	"edu",
+	"history",
 };
+
+_Static_assert((1ULL << ARRAY_SIZE(feature_names)) - 1 == RETIRE_FEAT_ALL,
+	       "every feature bit has a name");
 
 /* RETIRE_SIM_F_* by bit, as "engine flags=" takes and prints them */
 static const char *const sim_flag_names[] = {

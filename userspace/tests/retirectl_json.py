@@ -123,14 +123,14 @@ def json_checks(tmp):
               "info device: %r" % info.get("device"))
         check(info.get("feature_names") ==
               ["genl", "requests", "sim", "admission", "enter", "rings",
-               "one_record", "engines", "edu", "bit40"],
+               "one_record", "engines", "edu", "history", "bit40"],
               "info feature_names: %s" % info.get("feature_names"))
-        check(info.get("features") == 511 | (1 << 40),
+        check(info.get("features") == 1023 | (1 << 40),
               "info features: %s" % info.get("features"))
         check(info.get("caps") == caps and list(info["caps"]) == LIMITS,
               "info caps: %s" % info.get("caps"))
         check(info.get("netlink") == {"family_id": 27, "abi_version": 1,
-                                      "features": 511 | (1 << 40)},
+                                      "features": 1023 | (1 << 40)},
               "info netlink: %s" % info.get("netlink"))
     lim = {k: 100 + i for i, k in enumerate(LIMITS)}
     lim["watchdog_ns"] = U64_MAX
