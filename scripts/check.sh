@@ -149,7 +149,7 @@ fi
 # a DESTDIR install: layout, SONAME, symbol versions, and a program built
 # with pkg-config's flags (shared and static) that runs the latency API
 if out=$(scripts/install-test.sh 2>&1); then
-	record PASS "host: make install, SONAME, LIBRETIRE_1.0, 1.1 and 1.2 symbols, and a pkg-config program (shared and static) pass scripts/install-test.sh"
+	record PASS "host: make install, SONAME, LIBRETIRE_1.0, 1.1, 1.2 and 1.3 symbols, and a pkg-config program (shared and static) pass scripts/install-test.sh"
 else
 	grep -E '^(FAIL|install-test:)' <<<"$out" | sed 's/^/    /'
 	record FAIL "host: scripts/install-test.sh"

@@ -53,9 +53,9 @@ fi
 ok "make -C userspace install DESTDIR=... PREFIX=$prefix"
 
 # --- the layout --------------------------------------------------------
-check "lib/libretire.so.1.2.0 is a file" test -f "$lib/libretire.so.1.2.0" -a ! -L "$lib/libretire.so.1.2.0"
-check "lib/libretire.so.1 -> libretire.so.1.2.0" \
-	test "$(readlink "$lib/libretire.so.1")" = libretire.so.1.2.0
+check "lib/libretire.so.1.3.0 is a file" test -f "$lib/libretire.so.1.3.0" -a ! -L "$lib/libretire.so.1.3.0"
+check "lib/libretire.so.1 -> libretire.so.1.3.0" \
+	test "$(readlink "$lib/libretire.so.1")" = libretire.so.1.3.0
 check "lib/libretire.so -> libretire.so.1" \
 	test "$(readlink "$lib/libretire.so")" = libretire.so.1
 check "lib/libretire.a is a file" test -f "$lib/libretire.a" -a ! -L "$lib/libretire.a"
@@ -100,7 +100,7 @@ else
 fi
 
 # --- the shared library's ABI ------------------------------------------
-so=$lib/libretire.so.1.2.0
+so=$lib/libretire.so.1.3.0
 soname=$(objdump -p "$so" | awk '$1 == "SONAME" { print $2 }')
 check "SONAME is libretire.so.1 (objdump -p: ${soname:-none})" \
 	test "$soname" = libretire.so.1
@@ -125,10 +125,10 @@ if [ -z "$extra" ]; then
 else
 	fail "exported but not in $map: ${extra//$'\n'/ }"
 fi
-check "the versions defined are LIBRETIRE_1.0, 1.1 and 1.2" \
+check "the versions defined are LIBRETIRE_1.0, 1.1, 1.2 and 1.3" \
 	test "$(readelf -V -W "$so" | awk '/Version definition/,/Version needs/' |
 		grep -o 'Name: [A-Za-z0-9_.]*' | grep -v 'Name: libretire.so.1$' |
-		sort -u | tr '\n' ' ')" = "Name: LIBRETIRE_1.0 Name: LIBRETIRE_1.1 Name: LIBRETIRE_1.2 "
+		sort -u | tr '\n' ' ')" = "Name: LIBRETIRE_1.0 Name: LIBRETIRE_1.1 Name: LIBRETIRE_1.2 Name: LIBRETIRE_1.3 "
 
 # --- a program built with pkg-config's flags ---------------------------
 # the DESTDIR's .pc first, then the system's (for libnl-genl-3.0), but no
@@ -139,8 +139,8 @@ export PKG_CONFIG_SYSROOT_DIR=$tmp
 export PKG_CONFIG_LIBDIR=$lib/pkgconfig:$syspc
 unset PKG_CONFIG_PATH
 
-check "pkg-config finds libretire 1.2.0" \
-	test "$(pkg-config --modversion libretire 2>&1)" = 1.2.0
+check "pkg-config finds libretire 1.3.0" \
+	test "$(pkg-config --modversion libretire 2>&1)" = 1.3.0
 cflags=$(pkg-config --cflags libretire) || fail "pkg-config --cflags libretire"
 libs=$(pkg-config --libs libretire) || fail "pkg-config --libs libretire"
 slibs=$(pkg-config --static --libs libretire) ||

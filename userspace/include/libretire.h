@@ -26,6 +26,7 @@
 
 #include <stddef.h>
 #include <linux/types.h>
+
 #include <linux/retire.h>
 #include <linux/retire_netlink.h>
 
@@ -162,6 +163,29 @@ int retire_list_engines(struct retire *r, struct retire_engine_info *engines,
 			unsigned int nr);
 int retire_get_engine(struct retire *r, __u32 *engine);
 int retire_set_engine(struct retire *r, __u32 engine);
+
+/*
+ * A context's history (RETIRE_FEAT_HISTORY): its last RETIRE_HISTORY_LEN
+ * events, oldest first, as struct retire_history_event; of the caller's
+ * own context (@ctx_id 0) or of another by the id that retire_dump_stats()
+ * gives it.
+ */
+
+/*
+ * struct retire_history_info - what retire_read_history() read
+ * @ctx_id:	the id of the context read (the caller's own for 0)
+ * @recorded:	events since that context was opened
+ * @dropped:	of those, how many were overwritten before the call
+ */
+struct retire_history_info {
+	__u64 ctx_id;
+	__u64 recorded;
+	__u64 dropped;
+};
+
+int retire_read_history(struct retire *r, __u64 ctx_id,
+			struct retire_history_event *ev, unsigned int nr,
+			struct retire_history_info *info);
 
 /* limits and the publication predicate */
 int retire_get_limits(struct retire *r, struct retire_limits *limits);

@@ -446,6 +446,36 @@ int retire_run_records(struct retire *r, retire_record_fn fn, void *arg,
 	}
 }
 
+/* ---- history ------------------------------------------------------------ */
+
+int retire_read_history(struct retire *r, __u64 ctx_id,
+			struct retire_history_event *ev, unsigned int nr,
+			struct retire_history_info *info)
+{
+	struct retire_history_arg a;
+	int ret;
+
+	if (!r || (!ev && nr))
+		return -EINVAL;
+	/* the module keeps no more; the count returned stays an int */
+	if (nr > RETIRE_HISTORY_LEN)
+		nr = RETIRE_HISTORY_LEN;
+	memset(&a, 0, sizeof(a));
+	a.events = (__u64)(uintptr_t)ev;
+	a.nr = nr;
+	a.ctx_id = ctx_id;
+	/* reading changes nothing: a restart after EINTR is safe */
+	ret = __retire_ioctl(r->fd, RETIRE_IOC_HISTORY, &a);
+	if (ret < 0)
+		return ret;
+	if (info) {
+		info->ctx_id = a.ctx_id;
+		info->recorded = a.recorded;
+		info->dropped = a.dropped;
+	}
+	return (int)a.nr;
+}
+
 /* ---- limits and the publication predicate ------------------------------- */
 
 static int retire_limits_op(struct retire *r, __u32 op,

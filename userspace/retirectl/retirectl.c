@@ -38,7 +38,11 @@ static const char *const feature_names[] = {
 	"one_record",
 	"engines",
 	"edu",
+	"history",
 };
+
+_Static_assert((1ULL << ARRAY_SIZE(feature_names)) - 1 == RETIRE_FEAT_ALL,
+	       "every feature bit has a name");
 
 /* RETIRE_SIM_F_* by bit, as "engine flags=" takes and prints them */
 static const char *const sim_flag_names[] = {
@@ -209,13 +213,21 @@ static void usage(FILE *f)
 		"          cancel_running, violate, or none\n"
 		"  engine [-j] reset\n"
 		"          end every sim job and lift quarantine (CAP_SYS_ADMIN)\n"
+		"  history [-j] [CTX-ID]\n"
+		"          the last events of context CTX-ID (an id of 'stats'),\n"
+		"          oldest first, then how many it recorded and dropped;\n"
+		"          without CTX-ID, the contexts whose history you may read\n"
+		"  top [-j] [-n COUNT] [-d SECONDS]\n"
+		"          the module's counters and each context's, with rates\n"
+		"          per second, every SECONDS (default 1, at least 0.1;\n"
+		"          this -d is top's) COUNT times or until SIGINT\n"
 		"  demo [-j]\n"
 		"          retirement at work on the module: useful vs blocked,\n"
 		"          a retirement trace, stale notifications (root, ~15 s)\n"
 		"\n"
 		"  -d DEVICE  the character device (default %s)\n"
-		"  -j         one JSON object on standard output (monitor: one\n"
-		"             per line)\n"
+		"  -j         one JSON object on standard output (monitor and\n"
+		"             top: one per line)\n"
 		"  -h         this help\n"
 		"\n"
 		"VALUE: decimal, or hexadecimal with 0x. Exit status: 0 done,\n"
@@ -1216,6 +1228,745 @@ static int cmd_monitor(const char *dev, int argc, char **argv)
 	return status;
 }
 
+/* ---- what a context is: comm and engine ---------------------------------- */
+
+/* where debugfs shows each context (root only; optional) */
+#define DEBUGFS_CTX	"/sys/kernel/debug/retire/%llu/context"
+
+/*
+ * A context's command name and engine, as far as this caller can see them:
+ * the opener's command and the engine from the context's debugfs file
+ * (root, debugfs mounted), else the command of the owner's process now
+ * from /proc (no engine). Empty strings for what is not known.
+ */
+struct ctx_desc {
+	char comm[17];
+	char engine[32];
+};
+
+static void read_small(const char *path, char *buf, size_t len)
+{
+	FILE *f = fopen(path, "re");
+	size_t n = 0;
+
+	if (f) {
+		n = fread(buf, 1, len - 1, f);
+		fclose(f);
+	}
+	buf[n] = '\0';
+}
+
+static void ctx_describe(__u64 ctx_id, __u32 pid, struct ctx_desc *d)
+{
+	char path[64], buf[2048], *line, *save;
+	unsigned int engine;
+	char name[17];
+
+	memset(d, 0, sizeof(*d));
+	snprintf(path, sizeof(path), DEBUGFS_CTX, (unsigned long long)ctx_id);
+	read_small(path, buf, sizeof(buf));
+	for (line = strtok_r(buf, "\n", &save); line;
+	     line = strtok_r(NULL, "\n", &save)) {
+		if (!strncmp(line, "comm ", 5))
+			snprintf(d->comm, sizeof(d->comm), "%.16s", line + 5);
+		else if (sscanf(line, "engine %u %16s", &engine, name) == 2)
+			snprintf(d->engine, sizeof(d->engine), "%u %.16s", engine,
+				 name);
+	}
+	if (!d->comm[0] && pid) {
+		snprintf(path, sizeof(path), "/proc/%u/comm", pid);
+		read_small(path, buf, sizeof(buf));
+		buf[strcspn(buf, "\n")] = '\0';
+		snprintf(d->comm, sizeof(d->comm), "%.16s", buf);
+	}
+}
+
+/* "STR" or null */
+static void json_string_or_null(const char *s)
+{
+	if (s && *s)
+		json_string(s);
+	else
+		fputs("null", stdout);
+}
+
+/* ---- history --------------------------------------------------------------- */
+
+static const char *const event_names[] = {
+	[RETIRE_EV_SUBMIT] = "submit",
+	[RETIRE_EV_ACTIVATE] = "activate",
+	[RETIRE_EV_TERMINAL] = "terminal",
+	[RETIRE_EV_TIMEOUT] = "timeout",
+	[RETIRE_EV_CANCEL] = "cancel",
+	[RETIRE_EV_BORROW] = "borrow",
+	[RETIRE_EV_RETURN] = "return",
+	[RETIRE_EV_HANDOFF] = "handoff",
+	[RETIRE_EV_RETIRE] = "retire",
+	[RETIRE_EV_STALE] = "stale",
+	[RETIRE_EV_QUARANTINE] = "quarantine",
+	[RETIRE_EV_RESET] = "reset",
+};
+
+_Static_assert(ARRAY_SIZE(event_names) == RETIRE_EV_RESET + 1,
+	       "every history event has a name");
+
+static const char *const outcome_names[] = {
+	[RETIRE_OUTCOME_COMPLETED] = "completed",
+	[RETIRE_OUTCOME_FAILED] = "failed",
+	[RETIRE_OUTCOME_CANCELLED] = "cancelled",
+	[RETIRE_OUTCOME_TIMED_OUT] = "timed_out",
+	[RETIRE_OUTCOME_CANCEL_REQUESTED] = "cancel_requested",
+	[RETIRE_OUTCOME_OUTSTANDING_WORK] = "outstanding_work",
+	[RETIRE_OUTCOME_UNKNOWN] = "unknown",
+	[RETIRE_OUTCOME_STALE] = "stale",
+	[RETIRE_OUTCOME_RETIRED] = "retired",
+};
+
+/* RETIRE_STALE_*: the stale counter an event moved, as stats names it */
+static const char *const stale_names[] = {
+	[RETIRE_STALE_ENGINE] = "engine",
+	[RETIRE_STALE_CANCEL] = "cancel",
+	[RETIRE_STALE_TOKEN] = "token",
+	[RETIRE_STALE_USER] = "user",
+	[RETIRE_STALE_PUBLISHED] = "published",
+};
+
+static const char *const kind_names[] = {
+	[RETIRE_KIND_BUF] = "buf",
+	[RETIRE_KIND_REQ] = "req",
+	[RETIRE_KIND_TOKEN] = "token",
+};
+
+/* RETIRE_DEV_* by bit */
+static const char *const dev_flag_names[] = {
+	"read",
+	"write",
+};
+
+_Static_assert((1U << ARRAY_SIZE(dev_flag_names)) - 1 == RETIRE_DEV_ALL,
+	       "every device-access flag has a name");
+
+/* @names[@v], or @prefix followed by the number for what has no name */
+static const char *name_of(const char *const *names, size_t nr, __u64 v,
+			   const char *prefix, char *buf, size_t len)
+{
+	if (v < nr && names[v])
+		return names[v];
+	snprintf(buf, len, "%s%llu", prefix, (unsigned long long)v);
+	return buf;
+}
+
+#define NAME_OF(names, v, prefix, buf)					\
+	name_of(names, ARRAY_SIZE(names), v, prefix, buf, sizeof(buf))
+
+/* a -errno as its name ("EIO"), NULL for 0, else the number */
+static const char *errno_text(__s32 v, char *buf, size_t len)
+{
+	const char *name;
+
+	if (!v)
+		return NULL;
+	name = v < 0 && v != INT_MIN ? strerrorname_np(-v) : NULL;
+	if (name)
+		return name;
+	snprintf(buf, len, "%d", v);
+	return buf;
+}
+
+/* "read,write", or the number for unknown bits */
+static const char *dev_flags_text(__u32 f, char *buf, size_t len)
+{
+	size_t i, off = 0;
+
+	if (!f || f & ~RETIRE_DEV_ALL) {
+		snprintf(buf, len, "%#x", f);
+		return buf;
+	}
+	buf[0] = '\0';
+	for (i = 0; i < ARRAY_SIZE(dev_flag_names); i++)
+		if (f & (1U << i))
+			off += snprintf(buf + off, len - off, "%s%s",
+					off ? "," : "", dev_flag_names[i]);
+	return buf;
+}
+
+/* text: "req slot 3 gen 1" */
+static void print_handle(__u64 h)
+{
+	char buf[16];
+
+	printf("%s slot %u gen %u",
+	       NAME_OF(kind_names, RETIRE_HANDLE_KIND(h), "kind", buf),
+	       RETIRE_HANDLE_SLOT(h), RETIRE_HANDLE_GEN(h));
+}
+
+/* JSON: "<key>":N,"<key>_slot":N,"<key>_generation":N */
+static void json_handle(const char *key, __u64 h)
+{
+	printf("\"%s\":%llu,\"%s_slot\":%u,\"%s_generation\":%u", key,
+	       (unsigned long long)h, key, RETIRE_HANDLE_SLOT(h), key,
+	       RETIRE_HANDLE_GEN(h));
+}
+
+static void print_event_text(const struct retire_history_event *ev)
+{
+	char buf[32], ebuf[16];
+	const char *err;
+
+	printf("%llu.%09llu %-10s ",
+	       (unsigned long long)(ev->time_ns / 1000000000ULL),
+	       (unsigned long long)(ev->time_ns % 1000000000ULL),
+	       NAME_OF(event_names, ev->type, "type", buf));
+	print_handle(ev->handle);
+	err = errno_text(ev->value, ebuf, sizeof(ebuf));
+	switch (ev->type) {
+	case RETIRE_EV_SUBMIT:
+		printf(" %s len %llu",
+		       dev_flags_text((__u32)ev->value, buf, sizeof(buf)),
+		       (unsigned long long)ev->aux);
+		break;
+	case RETIRE_EV_TERMINAL:
+		printf(" %s", NAME_OF(outcome_names, ev->aux, "outcome", buf));
+		if (err)
+			printf(" error %s", err);
+		break;
+	case RETIRE_EV_CANCEL:
+		printf(" result %s", err ? err : "0");
+		break;
+	case RETIRE_EV_BORROW:
+	case RETIRE_EV_HANDOFF:
+		printf(" %s ", ev->type == RETIRE_EV_BORROW ? "->" : "new");
+		print_handle(ev->aux);
+		break;
+	case RETIRE_EV_RETURN:
+		printf(" <- ");
+		print_handle(ev->aux);
+		if (err)
+			printf(" error %s", err);
+		break;
+	case RETIRE_EV_STALE:
+		printf(" counter %s found gen %llu",
+		       NAME_OF(stale_names, (__u32)ev->value, "counter", buf),
+		       (unsigned long long)ev->aux);
+		break;
+	case RETIRE_EV_ACTIVATE:
+	case RETIRE_EV_TIMEOUT:
+	case RETIRE_EV_RETIRE:
+	case RETIRE_EV_QUARANTINE:
+	case RETIRE_EV_RESET:
+		break;
+	default:
+		/* a newer module's event: what it carries, raw */
+		printf(" value %d aux %#llx", ev->value,
+		       (unsigned long long)ev->aux);
+		break;
+	}
+	putchar('\n');
+}
+
+static void print_event_json(const struct retire_history_event *ev)
+{
+	char buf[32], ebuf[16];
+	const char *err;
+	size_t i, n;
+
+	printf("{\"time_ns\":%llu,\"type\":%u,\"event\":\"%s\",",
+	       (unsigned long long)ev->time_ns, ev->type,
+	       NAME_OF(event_names, ev->type, "type", buf));
+	printf("\"kind\":\"%s\",",
+	       NAME_OF(kind_names, RETIRE_HANDLE_KIND(ev->handle), "kind",
+		       buf));
+	json_handle("handle", ev->handle);
+	printf(",\"value\":%d,\"aux\":%llu", ev->value,
+	       (unsigned long long)ev->aux);
+	err = errno_text(ev->value, ebuf, sizeof(ebuf));
+	switch (ev->type) {
+	case RETIRE_EV_SUBMIT:
+		printf(",\"dev_flags\":[");
+		for (i = 0, n = 0; i < 32; i++) {
+			if (!((__u32)ev->value & (1U << i)))
+				continue;
+			if (i < ARRAY_SIZE(dev_flag_names))
+				printf("%s\"%s\"", n++ ? "," : "",
+				       dev_flag_names[i]);
+			else
+				printf("%s\"bit%zu\"", n++ ? "," : "", i);
+		}
+		printf("],\"len\":%llu", (unsigned long long)ev->aux);
+		break;
+	case RETIRE_EV_TERMINAL:
+		printf(",\"outcome\":\"%s\",\"error\":",
+		       NAME_OF(outcome_names, ev->aux, "outcome", buf));
+		json_string_or_null(err);
+		break;
+	case RETIRE_EV_CANCEL:
+		printf(",\"result\":");
+		json_string_or_null(err);
+		break;
+	case RETIRE_EV_BORROW:
+	case RETIRE_EV_HANDOFF:
+		putchar(',');
+		json_handle("token", ev->aux);
+		break;
+	case RETIRE_EV_RETURN:
+		putchar(',');
+		json_handle("token", ev->aux);
+		printf(",\"error\":");
+		json_string_or_null(err);
+		break;
+	case RETIRE_EV_STALE:
+		printf(",\"counter\":\"%s\",\"expected_generation\":%u,"
+		       "\"found_generation\":%llu",
+		       NAME_OF(stale_names, (__u32)ev->value, "counter", buf),
+		       RETIRE_HANDLE_GEN(ev->handle),
+		       (unsigned long long)ev->aux);
+		break;
+	}
+	putchar('}');
+}
+
+static void print_history(const struct retire_history_info *info,
+			  const struct retire_history_event *ev, int n,
+			  int json)
+{
+	int i;
+
+	if (json) {
+		printf("{\"ctx_id\":%llu,\"recorded\":%llu,\"dropped\":%llu,"
+		       "\"events\":[", (unsigned long long)info->ctx_id,
+		       (unsigned long long)info->recorded,
+		       (unsigned long long)info->dropped);
+		for (i = 0; i < n; i++) {
+			if (i)
+				putchar(',');
+			print_event_json(&ev[i]);
+		}
+		printf("]}\n");
+		return;
+	}
+	for (i = 0; i < n; i++)
+		print_event_text(&ev[i]);
+	printf("recorded %llu, dropped %llu\n",
+	       (unsigned long long)info->recorded,
+	       (unsigned long long)info->dropped);
+}
+
+/* one line of "history" without an id: a context whose history one may read */
+struct ctx_history {
+	__u64 ctx_id;
+	__u32 pid;
+	struct ctx_desc desc;
+	struct retire_history_info info;
+};
+
+static void print_history_list(const struct ctx_history *h, size_t n,
+			       int json)
+{
+	size_t i;
+
+	if (json) {
+		printf("{\"contexts\":[");
+		for (i = 0; i < n; i++) {
+			printf("%s{\"ctx_id\":%llu,\"pid\":%u,\"comm\":",
+			       i ? "," : "", (unsigned long long)h[i].ctx_id,
+			       h[i].pid);
+			json_string_or_null(h[i].desc.comm);
+			printf(",\"recorded\":%llu,\"dropped\":%llu}",
+			       (unsigned long long)h[i].info.recorded,
+			       (unsigned long long)h[i].info.dropped);
+		}
+		printf("]}\n");
+		return;
+	}
+	printf("%8s %8s %-16s %10s %10s\n", "CTX-ID", "PID", "COMM",
+	       "RECORDED", "DROPPED");
+	for (i = 0; i < n; i++)
+		printf("%8llu %8u %-16s %10llu %10llu\n",
+		       (unsigned long long)h[i].ctx_id, h[i].pid,
+		       h[i].desc.comm[0] ? h[i].desc.comm : "-",
+		       (unsigned long long)h[i].info.recorded,
+		       (unsigned long long)h[i].info.dropped);
+}
+
+/* the library call failed for the context @id: say what that means */
+static int history_fail(__u64 id, int ret)
+{
+	lib_fail("retire_read_history", ret);
+	if (ret == -ENOENT)
+		fprintf(stderr,
+			"retirectl: history: no context has id %llu ('retirectl history' lists those you may read)\n",
+			(unsigned long long)id);
+	else if (ret == -EPERM)
+		fprintf(stderr,
+			"retirectl: history: context %llu was opened by another user: reading it needs CAP_SYS_ADMIN\n",
+			(unsigned long long)id);
+	else if (ret == -ENOTTY)
+		fprintf(stderr,
+			"retirectl: history: the module keeps no history (it lacks RETIRE_FEAT_HISTORY)\n");
+	return RETIRECTL_EXIT_FAIL;
+}
+
+/*
+ * Every context the caller may read, from the netlink dump (which lists
+ * them by the rule RETIRE_IOC_HISTORY applies), each with its counts. The
+ * dump comes first: the context this command opens is not listed; one
+ * that is freed meanwhile is left out.
+ */
+static int history_list(const char *dev, int json)
+{
+	struct ctx_history *h = NULL;
+	struct ctx_list l = { 0 };
+	struct retire_nl *nl;
+	struct retire *r;
+	size_t i, n = 0;
+	int ret;
+
+	ret = retire_open_netlink(&nl);
+	if (ret)
+		return lib_fail("retire_open_netlink", ret);
+	ret = retire_dump_stats(nl, collect_ctx, &l);
+	retire_close_netlink(nl);
+	if (ret) {
+		ret = lib_fail("retire_dump_stats", ret);
+		goto out_free;
+	}
+	h = calloc(l.n ? l.n : 1, sizeof(*h));
+	if (!h) {
+		ret = lib_fail("calloc", -ENOMEM);
+		goto out_free;
+	}
+	ret = retire_open_device(&r, dev, 0);
+	if (ret) {
+		ret = lib_fail("retire_open_device", ret);
+		goto out_free;
+	}
+	for (i = 0; i < l.n; i++) {
+		ret = retire_read_history(r, l.v[i].ctx_id, NULL, 0,
+					  &h[n].info);
+		if (ret == -ENOENT)
+			continue;	/* gone since the dump */
+		if (ret < 0) {
+			ret = history_fail(l.v[i].ctx_id, ret);
+			goto out;
+		}
+		h[n].ctx_id = l.v[i].ctx_id;
+		h[n].pid = l.v[i].pid;
+		ctx_describe(h[n].ctx_id, h[n].pid, &h[n].desc);
+		n++;
+	}
+	print_history_list(h, n, json);
+	ret = RETIRECTL_EXIT_OK;
+out:
+	retire_close_device(r);
+out_free:
+	free(h);
+	free(l.v);
+	return ret;
+}
+
+static int cmd_history(const char *dev, int argc, char **argv)
+{
+	struct retire_history_event ev[RETIRE_HISTORY_LEN];
+	struct retire_history_info info;
+	struct retire *r;
+	int json = 0, ret, n;
+	__u64 id;
+
+	ret = parse_common(argc, argv, &json);
+	if (ret >= 0)
+		return ret;
+	if (optind == argc)
+		return history_list(dev, json);
+	if (argc - optind > 1)
+		return bad_usage("history: unexpected argument '%s'",
+				 argv[optind + 1]);
+	ret = parse_u64(argv[optind], &id);
+	if (ret == -ERANGE)
+		return bad_usage("history: bad CTX-ID '%s': out of range",
+				 argv[optind]);
+	if (ret || !id)
+		return bad_usage("history: bad CTX-ID '%s': a context's id, 1 or more, as 'retirectl history' lists them",
+				 argv[optind]);
+
+	ret = retire_open_device(&r, dev, 0);
+	if (ret)
+		return lib_fail("retire_open_device", ret);
+	n = retire_read_history(r, id, ev, ARRAY_SIZE(ev), &info);
+	retire_close_device(r);
+	if (n < 0)
+		return history_fail(id, n);
+	print_history(&info, ev, n, json);
+	return RETIRECTL_EXIT_OK;
+}
+
+/* ---- top --------------------------------------------------------------------- */
+
+/* the sum of a context's (or the module's) five stale counters */
+static __u64 stale_total(const struct retire_stats *st)
+{
+	return st->stale_engine + st->stale_cancel + st->stale_token +
+	       st->stale_user + st->stale_published;
+}
+
+/*
+ * Counters only grow; one that shrank was restarted (the module was
+ * reloaded, and ids begin again): it counted from 0 in the interval.
+ */
+static double per_second(__u64 now, __u64 before, double dt)
+{
+	return (double)(now >= before ? now - before : now) / dt;
+}
+
+struct rates {
+	double admitted, retired, stale;
+};
+
+/* @before NULL: the context opened in the interval, from all zeros */
+static void rates_of(const struct retire_stats *now,
+		     const struct retire_stats *before, double dt,
+		     struct rates *r)
+{
+	static const struct retire_stats zero;
+
+	if (!before)
+		before = &zero;
+	r->admitted = per_second(now->admitted, before->admitted, dt);
+	r->retired = per_second(now->retired, before->retired, dt);
+	r->stale = per_second(stale_total(now), stale_total(before), dt);
+}
+
+/* one read of every counter, and when */
+struct top_sample {
+	double t;		/* CLOCK_MONOTONIC, seconds */
+	struct retire_stats module;
+	struct ctx_list ctxs;	/* by id, as the dump gives them */
+};
+
+static int top_read(struct retire_nl *nl, struct top_sample *s)
+{
+	double t0 = now_monotonic();
+	int ret;
+
+	s->ctxs.n = 0;
+	ret = retire_query_stats(nl, &s->module);
+	if (ret)
+		return lib_fail("retire_query_stats", ret);
+	ret = retire_dump_stats(nl, collect_ctx, &s->ctxs);
+	if (ret)
+		return lib_fail("retire_dump_stats", ret);
+	/* the reads take a moment: they count as made at its middle */
+	s->t = (t0 + now_monotonic()) / 2;
+	return 0;
+}
+
+/* @id's counters in the earlier sample, found walking both in id order */
+static const struct retire_stats *top_before(const struct ctx_list *prev,
+					     size_t *j, __u64 id)
+{
+	while (*j < prev->n && prev->v[*j].ctx_id < id)
+		(*j)++;
+	if (*j < prev->n && prev->v[*j].ctx_id == id)
+		return &prev->v[*j].stats;
+	return NULL;
+}
+
+static void print_rates_json(const struct rates *r)
+{
+	printf("\"rates\":{\"admitted_per_s\":%.3f,\"retired_per_s\":%.3f,"
+	       "\"stale_per_s\":%.3f}", r->admitted, r->retired, r->stale);
+}
+
+/* the module's rows: a counter, its rate, a gauge; or without a rate */
+#define TOP_RATE_ROW	"  %-10s%12llu %10.1f/s   %-20s%12llu\n"
+#define TOP_ROW		"  %-10s%12llu                %-20s%12llu\n"
+
+/*
+ * One screen of top: @cur and the rates since @prev. @clear: a terminal,
+ * which is cleared first; else screens are separated by a blank line
+ * (@first: none before it).
+ */
+static void print_top(const struct top_sample *prev,
+		      const struct top_sample *cur, int json, int clear,
+		      int first)
+{
+	const struct retire_stats *m = &cur->module, *before;
+	double dt = cur->t - prev->t;
+	struct ctx_desc desc;
+	struct rates r;
+	size_t i, j = 0;
+
+	rates_of(m, &prev->module, dt, &r);
+	if (json) {
+		printf("{\"interval_s\":%.6f,\"module\":{\"stats\":", dt);
+		print_stats_json(m);
+		printf(",\"stale\":%llu,", (unsigned long long)stale_total(m));
+		print_rates_json(&r);
+		printf("},\"contexts\":[");
+		for (i = 0; i < cur->ctxs.n; i++) {
+			const struct ctx_stats *c = &cur->ctxs.v[i];
+
+			before = top_before(&prev->ctxs, &j, c->ctx_id);
+			rates_of(&c->stats, before, dt, &r);
+			ctx_describe(c->ctx_id, c->pid, &desc);
+			printf("%s{\"ctx_id\":%llu,\"pid\":%u,\"comm\":",
+			       i ? "," : "", (unsigned long long)c->ctx_id,
+			       c->pid);
+			json_string_or_null(desc.comm);
+			printf(",\"engine\":");
+			json_string_or_null(desc.engine);
+			printf(",\"stats\":");
+			print_stats_json(&c->stats);
+			printf(",\"stale\":%llu,",
+			       (unsigned long long)stale_total(&c->stats));
+			print_rates_json(&r);
+			putchar('}');
+		}
+		printf("]}\n");
+		return;
+	}
+
+	if (clear)
+		fputs("\033[H\033[2J", stdout);
+	else if (!first)
+		putchar('\n');
+	printf("module: %llu contexts, interval %.3f s\n",
+	       (unsigned long long)m->contexts, dt);
+	printf(TOP_RATE_ROW, "admitted", (unsigned long long)m->admitted,
+	       r.admitted, "physical_outstanding",
+	       (unsigned long long)m->physical_outstanding);
+	printf(TOP_RATE_ROW, "retired", (unsigned long long)m->retired,
+	       r.retired, "device_outstanding",
+	       (unsigned long long)m->device_outstanding);
+	printf(TOP_RATE_ROW, "stale", (unsigned long long)stale_total(m),
+	       r.stale, "quarantined_now",
+	       (unsigned long long)m->quarantined_now);
+	printf(TOP_ROW, "completed", (unsigned long long)m->completed,
+	       "tokens_out", (unsigned long long)m->tokens_out);
+	printf(TOP_ROW, "failed", (unsigned long long)m->failed,
+	       "owned_bytes", (unsigned long long)m->owned_bytes);
+	printf(TOP_ROW, "cancelled", (unsigned long long)m->cancelled,
+	       "buffers", (unsigned long long)m->buffers);
+	printf(TOP_ROW, "timed_out", (unsigned long long)m->timed_out,
+	       "refused", (unsigned long long)m->refused);
+	/* 79 columns: a terminal of 80 does not wrap it */
+	printf("%6s %7s %-15s %-6s %5s %4s %10s %10s %8s\n", "CTX-ID", "PID",
+	       "COMM", "ENGINE", "UNRET", "QUAR", "ADMITTED/S", "RETIRED/S",
+	       "STALE/S");
+	for (i = 0; i < cur->ctxs.n; i++) {
+		const struct ctx_stats *c = &cur->ctxs.v[i];
+
+		before = top_before(&prev->ctxs, &j, c->ctx_id);
+		rates_of(&c->stats, before, dt, &r);
+		ctx_describe(c->ctx_id, c->pid, &desc);
+		printf("%6llu %7u %-15.15s %-6.6s %5llu %4llu %10.1f %10.1f %8.1f\n",
+		       (unsigned long long)c->ctx_id, c->pid,
+		       desc.comm[0] ? desc.comm : "-",
+		       desc.engine[0] ? desc.engine : "-",
+		       (unsigned long long)c->stats.physical_outstanding,
+		       (unsigned long long)c->stats.quarantined_now,
+		       r.admitted, r.retired, r.stale);
+	}
+}
+
+/* the shortest interval: rates over less say little, and cost a dump each */
+#define TOP_MIN_INTERVAL	0.1
+
+static int cmd_top(const char *dev, int argc, char **argv)
+{
+	struct top_sample s[2] = { 0 }, *prev = &s[0], *cur = &s[1], *t;
+	unsigned long count = 0, shown = 0;
+	double interval = 1, next, left;
+	struct retire_nl *nl;
+	struct sigaction sa;
+	sigset_t block, orig;
+	struct timespec ts;
+	int json = 0, opt, ret, clear;
+
+	opterr = 0;
+	while ((opt = getopt(argc, argv, "+:jn:d:h")) != -1) {
+		switch (opt) {
+		case 'j':
+			json = 1;
+			break;
+		case 'n':
+			if (parse_count(optarg, &count))
+				return bad_usage("top: bad COUNT '%s': a positive integer",
+						 optarg);
+			break;
+		case 'd':
+			if (parse_seconds(optarg, &interval) ||
+			    interval < TOP_MIN_INTERVAL)
+				return bad_usage("top: bad SECONDS '%s': a number, at least 0.1",
+						 optarg);
+			break;
+		case 'h':
+			usage(stdout);
+			return RETIRECTL_EXIT_OK;
+		default:
+			return bad_option(argv[0], opt);
+		}
+	}
+	if (optind != argc)
+		return bad_usage("top: unexpected argument '%s'",
+				 argv[optind]);
+
+	/* as monitor: a signal ends the wait only inside ppoll() */
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_signal;
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	sigemptyset(&block);
+	sigaddset(&block, SIGINT);
+	sigaddset(&block, SIGTERM);
+	sigprocmask(SIG_BLOCK, &block, &orig);
+	sigdelset(&orig, SIGINT);
+	sigdelset(&orig, SIGTERM);
+
+	ret = retire_open_netlink(&nl);
+	if (ret)
+		return lib_fail("retire_open_netlink", ret);
+	clear = !json && isatty(STDOUT_FILENO);
+	/* JSON Lines and plain screens reach a pipe as they are made */
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	ret = top_read(nl, prev);
+	if (ret)
+		goto out;
+	next = prev->t + interval;
+	while (!stop_signal && (!count || shown < count)) {
+		left = next - now_monotonic();
+		if (left > 0) {
+			ts.tv_sec = (time_t)left;
+			ts.tv_nsec = (long)((left - ts.tv_sec) * 1e9);
+			if (ppoll(NULL, 0, &ts, &orig) < 0 && errno != EINTR) {
+				fprintf(stderr, "retirectl: ppoll: %s\n",
+					strerror(errno));
+				ret = RETIRECTL_EXIT_FAIL;
+				break;
+			}
+			continue;	/* woken early: look again */
+		}
+		ret = top_read(nl, cur);
+		if (ret)
+			break;
+		print_top(prev, cur, json, clear, !shown);
+		fflush(stdout);
+		shown++;
+		t = prev;
+		prev = cur;
+		cur = t;
+		/* on time, but never a burst of screens to catch up */
+		next += interval;
+		if (next < prev->t)
+			next = prev->t + interval;
+	}
+out:
+	free(s[0].ctxs.v);
+	free(s[1].ctxs.v);
+	retire_close_netlink(nl);
+	return ret;
+}
+
 /* ---- main ----------------------------------------------------------------- */
 
 /* every command; scripts/check.sh checks that -h lists each */
@@ -1228,6 +1979,8 @@ static const struct command {
 	{ "monitor", cmd_monitor },
 	{ "limits", cmd_limits },
 	{ "engine", cmd_engine },
+	{ "history", cmd_history },
+	{ "top", cmd_top },
 	{ "demo", cmd_demo },
 };
 

@@ -335,6 +335,7 @@ static void test_bad_arguments(void)
 {
 	struct retire_latency *l = create(4), *keep = l, *none = NULL;
 	struct retire *r = NULL;
+	struct retire_history_event ev[1];
 	size_t n;
 	__u64 ns = 0, v[1];
 	int ret;
@@ -371,6 +372,9 @@ static void test_bad_arguments(void)
 	EXPECT_EINVAL(retire_get_fd(NULL));
 	EXPECT_EINVAL(retire_open_netlink(NULL));
 	EXPECT_EINVAL(retire_open_monitor(NULL, RETIRE_MONITOR_STALE));
+	/* 1.3: the history's event under the name libretire.h gives it */
+	EXPECT_EINVAL(retire_read_history(NULL, 0, NULL, 0, NULL));
+	EXPECT_EINVAL(retire_read_history(NULL, 1, ev, 1, NULL));
 #undef EXPECT_EINVAL
 	CHECK(l == keep, "the set is the same");
 	expect_count(l, 1, 0, "after the bad calls");
