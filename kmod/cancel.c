@@ -275,6 +275,7 @@ int retire_req_cancel(struct retire_ctx *ctx, u64 handle)
 		.cancelled = true,
 	};
 	struct retire_req *req;
+	ktime_t now;
 	bool first;
 	int ret;
 
@@ -294,6 +295,7 @@ int retire_req_cancel(struct retire_ctx *ctx, u64 handle)
 		goto out_count;
 	}
 
+	now = ktime_get();
 	first = !req->cancel_requested;
 	req->cancel_requested = true;
 	if (req->state == RETIRE_REQ_WAITING ||
@@ -302,12 +304,12 @@ int retire_req_cancel(struct retire_ctx *ctx, u64 handle)
 		ret = 0;
 	else
 		ret = -EALREADY;
-	retire_event_locked(ctx, RETIRE_EV_CANCEL, handle, ret, 0);
+	retire_event_at_locked(ctx, RETIRE_EV_CANCEL, handle, ret, 0, now);
 
 	if (first) {
 		req->ack_already = ret == -EALREADY;
 		req->ack_timed_out = req->timed_out;
-		retire_req_end_logical_locked(ctx, req, ktime_get());
+		retire_req_end_logical_locked(ctx, req, now);
 		retire_req_queue_locked(ctx, req, RETIRE_PEND_CANCEL_ACK);
 	}
 	if (!ret)
