@@ -92,19 +92,22 @@ struct retire_req_view {
 	bool consumed;
 };
 
-static bool retire_req_view(struct retire_ctx *ctx, u32 idx,
-			    struct retire_req_view *v)
+/* 1 with @v filled if slot @idx holds a request, 0 if not, -1 past the end */
+static int retire_req_view(struct retire_ctx *ctx, u32 idx,
+			   struct retire_req_view *v)
 {
 	struct retire_req *req;
-	bool busy = false;
+	int ret = 0;
 
 	spin_lock_irq(&ctx->lock);
-	if (idx >= ctx->reqs.nr)
+	if (idx >= ctx->reqs.nr) {
+		ret = -1;
 		goto out;
+	}
 	req = retire_slot_get(&ctx->reqs, idx);
 	if (!req->slot.busy)
 		goto out;
-	busy = true;
+	ret = 1;
 	memset(v, 0, sizeof(*v));
 	v->handle = req->handle;
 	v->key = req->key;
@@ -125,47 +128,114 @@ static bool retire_req_view(struct retire_ctx *ctx, u32 idx,
 	v->consumed = req->consumed;
 out:
 	spin_unlock_irq(&ctx->lock);
-	return busy;
+	return ret;
 }
 
-static int retire_debugfs_requests_show(struct seq_file *m, void *unused)
-{
-	struct retire_ctx *ctx = m->private;
+/*
+ * "requests" is streamed: position 0 is the header, position n + 1 the
+ * request in slot n, so a context with a million requests is read a
+ * buffer at a time, never held whole.
+ */
+struct retire_reqs_iter {
+	struct retire_ctx *ctx;
 	struct retire_req_view v;
-	ktime_t now = ktime_get();
-	u32 idx, nr;
+};
 
-	seq_puts(m, "handle             slot     gen        state      d tokens flags key len deadline_ns outcome\n");
-	spin_lock_irq(&ctx->lock);
-	nr = ctx->reqs.nr;
-	spin_unlock_irq(&ctx->lock);
-	for (idx = 0; idx < nr; idx++) {
-		if (!retire_req_view(ctx, idx, &v))
-			continue;
-		seq_printf(m, "%#018llx %-8u %-10u %-10s %d %-6u %c%c%c%c%c%c %llu %llu ",
-			   v.handle, RETIRE_HANDLE_SLOT(v.handle),
-			   RETIRE_HANDLE_GEN(v.handle),
-			   v.state < ARRAY_SIZE(retire_req_state_names) ?
-			   retire_req_state_names[v.state] : "?",
-			   v.device, v.tokens,
-			   v.dev_flags & RETIRE_DEV_READ ? 'r' : '-',
-			   v.dev_flags & RETIRE_DEV_WRITE ? 'w' : '-',
-			   v.timed_out ? 't' : '-',
-			   v.cancel_requested ? 'c' : '-',
-			   v.quarantined ? 'q' : '-',
-			   v.consumed ? 'u' : '-', v.key, v.len);
-		/* the deadline from now: negative once it has passed */
-		if (v.deadline)
-			seq_printf(m, "%lld ", ktime_to_ns(ktime_sub(v.deadline,
-								     now)));
-		else
-			seq_puts(m, "- ");
-		seq_printf(m, "%u\n", v.outcome);
-		cond_resched();
+/* the first request at or after position *@pos (at least 1) */
+static void *retire_reqs_find(struct retire_reqs_iter *it, loff_t *pos)
+{
+	u32 idx;
+	int ret;
+
+	if (*pos > RETIRE_SLOT_MAX)
+		return NULL;
+	for (idx = *pos - 1;; idx++) {
+		ret = retire_req_view(it->ctx, idx, &it->v);
+		if (ret < 0)
+			return NULL;
+		if (ret) {
+			*pos = (loff_t)idx + 1;
+			return it;
+		}
+		if (!(idx % 1024))
+			cond_resched();
 	}
+}
+
+static void *retire_reqs_start(struct seq_file *m, loff_t *pos)
+{
+	if (!*pos)
+		return SEQ_START_TOKEN;
+	return retire_reqs_find(m->private, pos);
+}
+
+static void *retire_reqs_next(struct seq_file *m, void *p, loff_t *pos)
+{
+	++*pos;
+	return retire_reqs_find(m->private, pos);
+}
+
+static void retire_reqs_stop(struct seq_file *m, void *p)
+{
+}
+
+static int retire_reqs_show(struct seq_file *m, void *p)
+{
+	struct retire_reqs_iter *it = m->private;
+	const struct retire_req_view *v = &it->v;
+
+	if (p == SEQ_START_TOKEN) {
+		seq_puts(m, "handle             slot     gen        state      d tokens flags key len deadline_ns outcome\n");
+		return 0;
+	}
+	seq_printf(m, "%#018llx %-8u %-10u %-10s %d %-6u %c%c%c%c%c%c %llu %llu ",
+		   v->handle, RETIRE_HANDLE_SLOT(v->handle),
+		   RETIRE_HANDLE_GEN(v->handle),
+		   v->state < ARRAY_SIZE(retire_req_state_names) ?
+		   retire_req_state_names[v->state] : "?",
+		   v->device, v->tokens,
+		   v->dev_flags & RETIRE_DEV_READ ? 'r' : '-',
+		   v->dev_flags & RETIRE_DEV_WRITE ? 'w' : '-',
+		   v->timed_out ? 't' : '-',
+		   v->cancel_requested ? 'c' : '-',
+		   v->quarantined ? 'q' : '-',
+		   v->consumed ? 'u' : '-', v->key, v->len);
+	/* the deadline from now: negative once it has passed */
+	if (v->deadline)
+		seq_printf(m, "%lld ",
+			   ktime_to_ns(ktime_sub(v->deadline, ktime_get())));
+	else
+		seq_puts(m, "- ");
+	seq_printf(m, "%u\n", v->outcome);
 	return 0;
 }
-DEFINE_SHOW_ATTRIBUTE(retire_debugfs_requests);
+
+static const struct seq_operations retire_reqs_sops = {
+	.start = retire_reqs_start,
+	.next = retire_reqs_next,
+	.stop = retire_reqs_stop,
+	.show = retire_reqs_show,
+};
+
+static int retire_debugfs_requests_open(struct inode *inode,
+					struct file *file)
+{
+	struct retire_reqs_iter *it;
+
+	it = __seq_open_private(file, &retire_reqs_sops, sizeof(*it));
+	if (!it)
+		return -ENOMEM;
+	it->ctx = inode->i_private;
+	return 0;
+}
+
+static const struct file_operations retire_debugfs_requests_fops = {
+	.owner = THIS_MODULE,
+	.open = retire_debugfs_requests_open,
+	.read = seq_read,
+	.llseek = seq_lseek,
+	.release = seq_release_private,
+};
 
 static int retire_debugfs_history_show(struct seq_file *m, void *unused)
 {
