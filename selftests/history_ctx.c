@@ -156,6 +156,14 @@ static unsigned long long now_ms(void)
 	return (unsigned long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
+/* SIGTERM ends the load between batches: the test stops it after top */
+static volatile sig_atomic_t load_stop;
+
+static void load_on_term(int sig)
+{
+	load_stop = 1;
+}
+
 static int load(struct retire *r, unsigned long ms)
 {
 	struct retire_history_info info;
@@ -176,6 +184,7 @@ static int load(struct retire *r, unsigned long ms)
 	printf("ctx %llu\n", (unsigned long long)info.ctx_id);
 	fflush(stdout);
 
+	signal(SIGTERM, load_on_term);
 	end = now_ms() + ms;
 	do {
 		for (i = 0; i < BATCH; i++) {
@@ -198,7 +207,7 @@ static int load(struct retire *r, unsigned long ms)
 			    cqe.flags & RETIRE_CQE_F_RETIRED)
 				left--;
 		}
-	} while (now_ms() < end);
+	} while (!load_stop && now_ms() < end);
 	printf("admitted %llu\n", admitted);
 	return 0;
 }

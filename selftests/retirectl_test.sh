@@ -58,12 +58,14 @@ echo $? >"$tmp/seq.rc"
 # no context ever has this id: they count up from 1
 run history_none history 18446744073709551615
 
-# top while a load runs: two screens of text, then two of JSON
-"$here/history_ctx" load 8000 >"$tmp/load.out" 2>"$tmp/load.err" &
+# top while a load runs: two screens of text, then two of JSON; the load
+# lasts until top is done (a debug kernel runs top slowly), then stops
+"$here/history_ctx" load 120000 >"$tmp/load.out" 2>"$tmp/load.err" &
 load_pid=$!
 wait_line "$tmp/load.out" '^ctx ' $load_pid
 run top_text top -n 2 -d 1
 run top_json top -j -n 2 -d 1
+kill -TERM $load_pid
 wait $load_pid
 echo $? >"$tmp/load.rc"
 
@@ -280,7 +282,7 @@ def top_json():
     rate = mb["rates"]["admitted_per_s"]
     load = [c for c in b["contexts"] if c["ctx_id"] == ctx]
     return (rc("top_json") == 0 and len(lines) == 2 and
-            0.9 < dt < 2 and delta > 0 and
+            0.9 < dt < 10 and delta > 0 and
             abs(rate - delta / dt) <= 0.002 + rate * 1e-5 and
             ma["rates"]["admitted_per_s"] > 0 and
             len(load) == 1 and load[0]["rates"]["admitted_per_s"] > 0 and
