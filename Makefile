@@ -8,8 +8,20 @@
 #                   debug 6.12, stock 6.1 and stock 6.12 kernels in QEMU
 #   make run        install what is missing, build, and run the main job
 #                   in a VM
-#   make install    install libretire, retirectl and the headers
-#                   (PREFIX, DESTDIR as usual)
+#   make install    (as root, after make) install-module, then
+#                   install-userspace:
+#     install-module     retire.ko into /lib/modules/<KDIR's release>/
+#                        updates/ (kbuild's modules_install), then depmod
+#     install-userspace  libretire (LIBDIR: PREFIX/lib/<multiarch>),
+#                        its headers, libretire.pc, retirectl, the man
+#                        pages, the udev rule giving /dev/retire to the
+#                        group "retire" (UDEVRULESDIR), and that group when
+#                        it is missing
+#                   PREFIX (/usr/local), DESTDIR (a staging root: depmod -b
+#                   there, no group, no ldconfig), LIBDIR, UDEVRULESDIR
+#   make uninstall  remove exactly what install made, as noted in
+#                   PREFIX/share/retire/manifest, then depmod and ldconfig
+#                   again; the group stays (groupdel retire removes it)
 #   make fuzz       the fuzzer's long form on the debug kernel, as root with
 #                   engine knobs, resets and limits changes
 #                   (FUZZ_SECONDS=600, FUZZ_SEED=the time)
@@ -63,8 +75,76 @@ bench:
 run:
 	scripts/run.sh
 
+# --- install, uninstall --------------------------------------------------
+PREFIX		?= /usr/local
+UDEVRULESDIR	?= $(PREFIX)/lib/udev/rules.d
+INSTALL_MOD_DIR	?= updates
+MANIFEST	:= $(PREFIX)/share/retire/manifest
+INST		= MANIFEST='$(MANIFEST)' DESTDIR='$(DESTDIR)' scripts/manifest.sh
+KVER		= $(shell cat $(KDIR)/include/config/kernel.release 2>/dev/null)
+MODDIR		= /lib/modules/$(KVER)
+DEPMOD_B	= $(if $(DESTDIR),-b $(DESTDIR))
+# Debian's headers name a signing key they do not ship: kbuild would try
+# it, fail and say so (an external module is then installed unsigned)
+SIG_KEY		= $(shell sed -n 's/^CONFIG_MODULE_SIG_KEY="\{0,1\}\([^"]*\)"\{0,1\}$$/\1/p' \
+			$(KDIR)/include/config/auto.conf 2>/dev/null)
+NO_SIGN		= $(if $(SIG_KEY),$(if $(filter pkcs11:%,$(SIG_KEY))$(wildcard \
+			$(SIG_KEY) $(KDIR)/$(SIG_KEY)),,CONFIG_MODULE_SIG_ALL=))
+
+# one after the other: both note what they make in one manifest
 install:
-	$(MAKE) -C userspace install
+	$(MAKE) install-module
+	$(MAKE) install-userspace
+
+# what make built, for KDIR's kernel: modules_install does not build.
+# Debian's headers have no System.map, so kbuild skips depmod (and says
+# so): it runs here.
+install-module:
+	@test -n "$(KVER)" || { echo "install: no kernel release in KDIR=$(KDIR)"; exit 1; }
+	@test -e kmod/retire.ko || { echo "install: no kmod/retire.ko: run make first"; exit 1; }
+	@v=$$(modinfo -F vermagic kmod/retire.ko | cut -d' ' -f1); \
+	test "$$v" = "$(KVER)" || { \
+		echo "install: kmod/retire.ko is built for $$v, KDIR for $(KVER): make KDIR=... first"; \
+		exit 1; }
+	$(if $(NO_SIGN),@echo "install: KDIR has no signing key $(SIG_KEY): retire.ko goes unsigned")
+	$(INST) new $(MODDIR)/$(INSTALL_MOD_DIR) -- $(MAKE) -C $(KDIR) M=$(CURDIR) \
+		INSTALL_MOD_PATH=$(DESTDIR) INSTALL_MOD_DIR=$(INSTALL_MOD_DIR) \
+		$(NO_SIGN) modules_install
+	$(INST) new $(MODDIR) -- depmod $(DEPMOD_B) $(KVER)
+
+# the group, and telling a running udevd, only on this machine
+install-userspace:
+	$(MAKE) -C userspace install PREFIX=$(PREFIX) MANIFEST=$(MANIFEST)
+	$(INST) file 0644 udev/60-retire.rules $(UDEVRULESDIR)
+	@if [ -n "$(DESTDIR)" ]; then \
+		echo "install: DESTDIR install: no group made here; on the target: groupadd --system retire"; \
+	elif getent group retire >/dev/null; then \
+		echo "install: the group retire is there already"; \
+	else \
+		groupadd --system retire && \
+		echo "install: made the system group retire: usermod -aG retire USER gives USER /dev/retire"; \
+	fi
+	@if [ -z "$(DESTDIR)" ] && udevadm control --reload 2>/dev/null && \
+	    [ -e /sys/class/misc/retire ]; then \
+		udevadm trigger --settle /sys/class/misc/retire; \
+	fi
+
+# the kernels noted come from the manifest, read before it goes: depmod
+# refreshes each index install changed and did not make (a DESTDIR's
+# index was made by install: it went with the rest)
+uninstall:
+	@kvers=$$(sed -n 's|^/lib/modules/\([^/]*\)/.*|\1|p' $(DESTDIR)$(MANIFEST) 2>/dev/null | sort -u); \
+	$(INST) remove && \
+	for k in $$kvers; do \
+		if [ -e "$(DESTDIR)/lib/modules/$$k/modules.dep" ]; then \
+			echo "depmod $(DEPMOD_B) $$k"; depmod $(DEPMOD_B) $$k || exit 1; \
+		fi; \
+	done
+	$(if $(DESTDIR),,ldconfig)
+	@if [ -z "$(DESTDIR)" ]; then udevadm control --reload 2>/dev/null || true; fi
+	@if [ -z "$(DESTDIR)" ] && getent group retire >/dev/null; then \
+		echo "uninstall: the group retire stays (groupdel retire removes it)"; \
+	fi
 
 clean:
 	-$(if $(KDIR),$(MAKE) -C $(KDIR) M=$(CURDIR) clean)
@@ -72,4 +152,5 @@ clean:
 	$(MAKE) -C selftests clean KSFT_DIR=/nonexistent
 	rm -rf build
 
-.PHONY: all module userspace selftests check run install clean fuzz stress bench
+.PHONY: all module userspace selftests check run install install-module \
+	install-userspace uninstall clean fuzz stress bench

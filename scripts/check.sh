@@ -148,10 +148,12 @@ else
 	grep -E '^FAIL' <<<"$out" | sed 's/^/    /'
 	record FAIL "host: userspace/tests/retirectl_json.py"
 fi
-# a DESTDIR install: layout, SONAME, symbol versions, and a program built
-# with pkg-config's flags (shared and static) that runs the latency API
+# a DESTDIR install: the module and its index, the udev rule, the
+# library's layout, SONAME, symbol versions, retirectl without RUNPATH, a
+# program built with pkg-config's flags (shared and static) that runs the
+# latency API; then an uninstall that leaves nothing it made
 if out=$(scripts/install-test.sh 2>&1); then
-	record PASS "host: make install, SONAME, LIBRETIRE_1.0, 1.1 and 1.2 symbols, and a pkg-config program (shared and static) pass scripts/install-test.sh"
+	record PASS "host: make install (retire.ko indexed with its aliases, udev rule, SONAME, LIBRETIRE_1.0, 1.1 and 1.2 symbols, retirectl without RUNPATH, a pkg-config program shared and static) and make uninstall (nothing left) pass scripts/install-test.sh"
 else
 	grep -E '^(FAIL|install-test:)' <<<"$out" | sed 's/^/    /'
 	record FAIL "host: scripts/install-test.sh"
