@@ -22,6 +22,11 @@
 #   make uninstall  remove exactly what install made, as noted in
 #                   PREFIX/share/retire/manifest, then depmod and ldconfig
 #                   again; the group stays (groupdel retire removes it)
+#   make dkms       (as root) copy the module's sources to
+#                   /usr/src/retire-VERSION, dkms add, and dkms install
+#                   for every kernel with headers; DKMS rebuilds it for
+#                   each kernel installed later. make dkms-remove undoes
+#                   it. With DKMS, make install-userspace for the rest.
 #   make fuzz       the fuzzer's long form on the debug kernel, as root with
 #                   engine knobs, resets and limits changes
 #                   (FUZZ_SECONDS=600, FUZZ_SEED=the time)
@@ -75,7 +80,7 @@ bench:
 run:
 	scripts/run.sh
 
-# --- install, uninstall --------------------------------------------------
+# --- install, uninstall, dkms ---------------------------------------------
 PREFIX		?= /usr/local
 UDEVRULESDIR	?= $(PREFIX)/lib/udev/rules.d
 INSTALL_MOD_DIR	?= updates
@@ -90,6 +95,8 @@ SIG_KEY		= $(shell sed -n 's/^CONFIG_MODULE_SIG_KEY="\{0,1\}\([^"]*\)"\{0,1\}$$/
 			$(KDIR)/include/config/auto.conf 2>/dev/null)
 NO_SIGN		= $(if $(SIG_KEY),$(if $(filter pkcs11:%,$(SIG_KEY))$(wildcard \
 			$(SIG_KEY) $(KDIR)/$(SIG_KEY)),,CONFIG_MODULE_SIG_ALL=))
+VERSION		:= $(shell sed -n 's/^PACKAGE_VERSION="\(.*\)"$$/\1/p' dkms.conf)
+DKMS_SRC	?= /usr/src/retire-$(VERSION)
 
 # one after the other: both note what they make in one manifest
 install:
@@ -146,6 +153,35 @@ uninstall:
 		echo "uninstall: the group retire stays (groupdel retire removes it)"; \
 	fi
 
+# the module's sources only, as DKMS builds them: no tests, no userspace
+dkms-src:
+	@test -n "$(VERSION)" || { echo "dkms: no PACKAGE_VERSION in dkms.conf"; exit 1; }
+	rm -rf $(DKMS_SRC)
+	install -d $(DKMS_SRC)/kmod $(DKMS_SRC)/uapi/linux
+	install -m 0644 dkms.conf Kbuild $(DKMS_SRC)/
+	install -m 0644 kmod/Kbuild kmod/*.[ch] $(DKMS_SRC)/kmod/
+	install -m 0644 uapi/linux/*.h $(DKMS_SRC)/uapi/linux/
+
+# every kernel with headers (a build link in /lib/modules); a version
+# added before is removed first, so that these sources are the ones built
+dkms:
+	@if [ -n "$$(dkms status retire/$(VERSION))" ]; then \
+		echo "dkms remove retire/$(VERSION) --all"; \
+		dkms remove retire/$(VERSION) --all; \
+	fi
+	$(MAKE) dkms-src
+	dkms add retire/$(VERSION)
+	@for b in /lib/modules/*/build; do \
+		k=$$(basename $$(dirname $$b)); \
+		[ -e "$$b/Makefile" ] || continue; \
+		echo "dkms install retire/$(VERSION) -k $$k"; \
+		dkms install retire/$(VERSION) -k $$k || exit 1; \
+	done
+
+dkms-remove:
+	dkms remove retire/$(VERSION) --all
+	rm -rf $(DKMS_SRC)
+
 clean:
 	-$(if $(KDIR),$(MAKE) -C $(KDIR) M=$(CURDIR) clean)
 	$(MAKE) -C userspace clean
@@ -153,4 +189,4 @@ clean:
 	rm -rf build
 
 .PHONY: all module userspace selftests check run install install-module \
-	install-userspace uninstall clean fuzz stress bench
+	install-userspace uninstall dkms-src dkms dkms-remove clean fuzz stress bench

@@ -158,6 +158,13 @@ else
 	grep -E '^(FAIL|install-test:)' <<<"$out" | sed 's/^/    /'
 	record FAIL "host: scripts/install-test.sh"
 fi
+# DKMS: dkms add and dkms build for stock 6.1 and 6.12, in scratch trees
+if out=$(scripts/dkms-test.sh 2>&1); then
+	record PASS "host: dkms build makes retire.ko for stock 6.1 and 6.12 from make dkms-src's tree, the host's DKMS state untouched (scripts/dkms-test.sh)"
+else
+	grep -E '^(FAIL|dkms-test:| )' <<<"$out" | sed 's/^/    /'
+	record FAIL "host: scripts/dkms-test.sh"
+fi
 close_group "host"
 
 # --- each kernel ---------------------------------------------------------
