@@ -86,7 +86,11 @@ UDEVRULESDIR	?= $(PREFIX)/lib/udev/rules.d
 INSTALL_MOD_DIR	?= updates
 MANIFEST	:= $(PREFIX)/share/retire/manifest
 INST		= MANIFEST='$(MANIFEST)' DESTDIR='$(DESTDIR)' scripts/manifest.sh
-KVER		= $(shell cat $(KDIR)/include/config/kernel.release 2>/dev/null)
+# the release modules are built for (their vermagic): Debian's 6.1 headers
+# say 6.1.<n> in include/config/kernel.release, 6.1.0-<abi>-amd64 here,
+# so modules_install is told it, as dkms does
+KVER		= $(shell sed -n 's/^\#define UTS_RELEASE "\(.*\)"$$/\1/p' \
+			$(KDIR)/include/generated/utsrelease.h 2>/dev/null)
 MODDIR		= /lib/modules/$(KVER)
 DEPMOD_B	= $(if $(DESTDIR),-b $(DESTDIR))
 # Debian's headers name a signing key they do not ship: kbuild would try
@@ -105,7 +109,8 @@ install:
 
 # what make built, for KDIR's kernel: modules_install does not build.
 # Debian's headers have no System.map, so kbuild skips depmod (and says
-# so): it runs here.
+# so): it runs here. "make", not $(MAKE): make -n would run a line that
+# names $(MAKE), manifest.sh and all.
 install-module:
 	@test -n "$(KVER)" || { echo "install: no kernel release in KDIR=$(KDIR)"; exit 1; }
 	@test -e kmod/retire.ko || { echo "install: no kmod/retire.ko: run make first"; exit 1; }
@@ -114,9 +119,9 @@ install-module:
 		echo "install: kmod/retire.ko is built for $$v, KDIR for $(KVER): make KDIR=... first"; \
 		exit 1; }
 	$(if $(NO_SIGN),@echo "install: KDIR has no signing key $(SIG_KEY): retire.ko goes unsigned")
-	$(INST) new $(MODDIR)/$(INSTALL_MOD_DIR) -- $(MAKE) -C $(KDIR) M=$(CURDIR) \
-		INSTALL_MOD_PATH=$(DESTDIR) INSTALL_MOD_DIR=$(INSTALL_MOD_DIR) \
-		$(NO_SIGN) modules_install
+	$(INST) new $(MODDIR)/$(INSTALL_MOD_DIR) -- make -C $(KDIR) M=$(CURDIR) \
+		KERNELRELEASE=$(KVER) INSTALL_MOD_PATH=$(DESTDIR) \
+		INSTALL_MOD_DIR=$(INSTALL_MOD_DIR) $(NO_SIGN) modules_install
 	$(INST) new $(MODDIR) -- depmod $(DEPMOD_B) $(KVER)
 
 # the group, and telling a running udevd, only on this machine

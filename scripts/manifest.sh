@@ -93,7 +93,7 @@ file)
 	mkdirs "$dir"
 	while [ $# -gt 1 ]; do
 		install -m "$mode" "$1" "$DESTDIR$dir/"
-		note "$dir/$(basename "$1")"
+		note "$dir/${1##*/}"
 		shift
 	done
 	;;
