@@ -202,6 +202,25 @@ for k in $kernels; do
 		record FAIL "$k: no kernel report, leak, taint or timeout"
 		sed 's/^/    /' "$res/problems" 2>/dev/null
 	fi
+
+	# a second boot, nothing loaded: the real make install, autoload by
+	# open and by genetlink, a member of the group without root, make
+	# uninstall (stock kernels: the debug one has no /lib/modules tree)
+	if [ "$k" != debug ]; then
+		ilog=$RETIRE_BUILD/results/install-$k.log
+		scripts/install-vm.sh -k "$k" >"$ilog" 2>&1
+		irc=$?
+		nok=$(grep -c '^ok ' "$ilog")
+		bad=$(grep -E '^(FAIL|problem:) ' "$ilog")
+		while read -r _ rest; do
+			[ -n "$rest" ] && record FAIL "$k: install: $rest"
+		done <<<"$bad"
+		if [ "$irc" = 0 ] && [ -z "$bad" ] && [ "$nok" -gt 0 ]; then
+			record PASS "$k: make install, /dev/retire and the genetlink family load retire.ko, a member of group retire without root (EPERM for the knobs), make uninstall: $nok checks (scripts/install-vm.sh)"
+		elif [ -z "$bad" ]; then
+			record FAIL "$k: install: scripts/install-vm.sh failed (see $ilog)"
+		fi
+	fi
 	close_group "kernel $k"
 done
 
