@@ -123,6 +123,9 @@ install-module:
 		KERNELRELEASE=$(KVER) INSTALL_MOD_PATH=$(DESTDIR) \
 		INSTALL_MOD_DIR=$(INSTALL_MOD_DIR) $(NO_SIGN) modules_install
 	$(INST) new $(MODDIR) -- depmod $(DEPMOD_B) $(KVER)
+	@if [ -z "$(DESTDIR)" ]; then \
+		echo "install: from the next boot on, kmod static-nodes makes /dev/retire and its first open loads retire.ko; until then: modprobe retire"; \
+	fi
 
 # the group, and telling a running udevd, only on this machine
 install-userspace:
