@@ -101,6 +101,9 @@ NO_SIGN		= $(if $(SIG_KEY),$(if $(filter pkcs11:%,$(SIG_KEY))$(wildcard \
 			$(SIG_KEY) $(KDIR)/$(SIG_KEY)),,CONFIG_MODULE_SIG_ALL=))
 VERSION		:= $(shell sed -n 's/^PACKAGE_VERSION="\(.*\)"$$/\1/p' dkms.conf)
 DKMS_SRC	?= /usr/src/retire-$(VERSION)
+# the dkms command, options and all (--dkmstree, --sourcetree,
+# --installtree, --no-depmod point it at scratch trees)
+DKMS		?= dkms
 
 # one after the other: both note what they make in one manifest
 install:
@@ -173,21 +176,21 @@ dkms-src:
 # every kernel with headers (a build link in /lib/modules); a version
 # added before is removed first, so that these sources are the ones built
 dkms:
-	@if [ -n "$$(dkms status retire/$(VERSION))" ]; then \
+	@if [ -n "$$($(DKMS) status retire/$(VERSION))" ]; then \
 		echo "dkms remove retire/$(VERSION) --all"; \
-		dkms remove retire/$(VERSION) --all; \
+		$(DKMS) remove retire/$(VERSION) --all; \
 	fi
 	$(MAKE) dkms-src
-	dkms add retire/$(VERSION)
+	$(DKMS) add retire/$(VERSION)
 	@for b in /lib/modules/*/build; do \
 		k=$$(basename $$(dirname $$b)); \
 		[ -e "$$b/Makefile" ] || continue; \
 		echo "dkms install retire/$(VERSION) -k $$k"; \
-		dkms install retire/$(VERSION) -k $$k || exit 1; \
+		$(DKMS) install retire/$(VERSION) -k $$k || exit 1; \
 	done
 
 dkms-remove:
-	dkms remove retire/$(VERSION) --all
+	$(DKMS) remove retire/$(VERSION) --all
 	rm -rf $(DKMS_SRC)
 
 clean:
