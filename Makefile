@@ -11,7 +11,8 @@
 #   make install    (as root, after make) install-module, then
 #                   install-userspace:
 #     install-module     retire.ko into /lib/modules/<KDIR's release>/
-#                        updates/ (kbuild's modules_install), then depmod
+#                        updates/kmod/ (kbuild's modules_install), then
+#                        depmod
 #     install-userspace  libretire (LIBDIR: PREFIX/lib/<multiarch>),
 #                        its headers, libretire.pc, retirectl, the man
 #                        pages, the udev rule giving /dev/retire to the
