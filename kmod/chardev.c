@@ -884,8 +884,22 @@ static const struct file_operations retire_fops = {
 	.compat_ioctl	= compat_ptr_ioctl,
 };
 
+/*
+ * A fixed minor, so that opening /dev/retire can load the module: the misc
+ * core asks for "char-major-10-<minor>" only for a minor below
+ * MISC_DYNAMIC_MINOR (255), and depmod lists the node in modules.devname
+ * (for kmod static-nodes to create at boot) only for a module with both
+ * aliases below. 243 is the first of 243-254, which
+ * Documentation/admin-guide/devices.txt reserves for local use: no driver
+ * of 6.1 or 6.12 claims it, and neither hands it out dynamically (the
+ * misc core of Debian's 6.1 gives 127 down to 0, of its 6.12 256 and up).
+ * Should another local driver hold it, loading fails with -EBUSY rather
+ * than moving the node.
+ */
+#define RETIRE_MISC_MINOR	243
+
 static struct miscdevice retire_misc = {
-	.minor	= MISC_DYNAMIC_MINOR,
+	.minor	= RETIRE_MISC_MINOR,
 	.name	= RETIRE_DEVICE_NAME,
 	.fops	= &retire_fops,
 	.mode	= 0600,
@@ -910,3 +924,6 @@ void retire_chardev_unregister(void)
 {
 	misc_deregister(&retire_misc);
 }
+
+MODULE_ALIAS_MISCDEV(RETIRE_MISC_MINOR);
+MODULE_ALIAS("devname:" RETIRE_DEVICE_NAME);

@@ -401,6 +401,9 @@ static struct genl_family retire_genl_family __ro_after_init = {
 	.resv_start_op	= RETIRE_CMD_INFO_GET,
 };
 
+/* resolving the family by name loads the module */
+MODULE_ALIAS_GENL_FAMILY(RETIRE_FAMILY_NAME);
+
 /* a notification to @group, if anyone listens */
 static void retire_nl_notify(unsigned int group, u8 cmd,
 			     int (*fill)(struct sk_buff *msg, const void *arg),

@@ -146,13 +146,22 @@ else
 	grep -E '^FAIL' <<<"$out" | sed 's/^/    /'
 	record FAIL "host: userspace/tests/retirectl_json.py"
 fi
-# a DESTDIR install: layout, SONAME, symbol versions, and a program built
-# with pkg-config's flags (shared and static) that runs the latency API
+# a DESTDIR install: the module and its index, the udev rule, the
+# library's layout, SONAME, symbol versions, retirectl without RUNPATH, a
+# program built with pkg-config's flags (shared and static) that runs the
+# latency API; then an uninstall that leaves nothing it made
 if out=$(scripts/install-test.sh 2>&1); then
-	record PASS "host: make install, SONAME, LIBRETIRE_1.0, 1.1, 1.2 and 1.3 symbols, and a pkg-config program (shared and static) pass scripts/install-test.sh"
+	record PASS "host: make install (retire.ko indexed with its aliases, udev rule, SONAME, LIBRETIRE_1.0, 1.1, 1.2 and 1.3 symbols, retirectl without RUNPATH, a pkg-config program shared and static) and make uninstall (nothing left) pass scripts/install-test.sh"
 else
 	grep -E '^(FAIL|install-test:)' <<<"$out" | sed 's/^/    /'
 	record FAIL "host: scripts/install-test.sh"
+fi
+# DKMS: dkms add and dkms build for stock 6.1 and 6.12, in scratch trees
+if out=$(scripts/dkms-test.sh 2>&1); then
+	record PASS "host: dkms build makes retire.ko for stock 6.1 and 6.12 from make dkms-src's tree, the host's DKMS state untouched (scripts/dkms-test.sh)"
+else
+	grep -E '^(FAIL|dkms-test:| )' <<<"$out" | sed 's/^/    /'
+	record FAIL "host: scripts/dkms-test.sh"
 fi
 close_group "host"
 
@@ -190,6 +199,25 @@ for k in $kernels; do
 	else
 		record FAIL "$k: no kernel report, leak, taint or timeout"
 		sed 's/^/    /' "$res/problems" 2>/dev/null
+	fi
+
+	# a second boot, nothing loaded: the real make install, autoload by
+	# open and by genetlink, a member of the group without root, make
+	# uninstall (stock kernels: the debug one has no /lib/modules tree)
+	if [ "$k" != debug ]; then
+		ilog=$RETIRE_BUILD/results/install-$k.log
+		scripts/install-vm.sh -k "$k" >"$ilog" 2>&1
+		irc=$?
+		nok=$(grep -c '^ok ' "$ilog")
+		bad=$(grep -E '^(FAIL|problem:) ' "$ilog")
+		while read -r _ rest; do
+			[ -n "$rest" ] && record FAIL "$k: install: $rest"
+		done <<<"$bad"
+		if [ "$irc" = 0 ] && [ -z "$bad" ] && [ "$nok" -gt 0 ]; then
+			record PASS "$k: make install, /dev/retire and the genetlink family load retire.ko, a member of group retire without root (EPERM for the knobs), make uninstall: $nok checks (scripts/install-vm.sh)"
+		elif [ -z "$bad" ]; then
+			record FAIL "$k: install: scripts/install-vm.sh failed (see $ilog)"
+		fi
 	fi
 	close_group "kernel $k"
 done

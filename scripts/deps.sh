@@ -12,8 +12,8 @@ PKGS=(
 	linux-image-amd64 linux-headers-amd64
 	linux-image-6.12-amd64 linux-headers-6.12-amd64
 	linux-source-6.12
-	# kernel build tools
-	build-essential bc bison flex libelf-dev libssl-dev dwarves kmod cpio
+	# kernel build tools; dkms (make dkms, and check proves dkms build)
+	build-essential bc bison flex libelf-dev libssl-dev dwarves kmod cpio dkms
 	xz-utils zstd rsync patch sparse python3 python3-yaml python3-jsonschema python3-docutils
 	# make lint (beside sparse above and the kernel source's own scripts)
 	shellcheck

@@ -1,28 +1,36 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# Install libretire and retirectl into a scratch DESTDIR and check the
-# result as a user of the installed files would meet it: the layout, the
-# shared library's SONAME and symbol versions, a man page for every
-# exported function, and a separate program (userspace/tests/
+# The real make install, into a scratch DESTDIR, from a copy of the tree
+# built for the stock 6.12 kernel (scripts/install-stage.sh), checked as
+# a user of the installed files would meet them: retire.ko where depmod
+# and modprobe find it, with the aliases that load it on first use; the
+# udev rule; the library's layout in the multiarch LIBDIR, its SONAME and
+# symbol versions, a man page for every exported function; retirectl
+# without a RUNPATH; and a separate program (userspace/tests/
 # pkgconfig_check.c) built with nothing but pkg-config's flags, against
-# the shared library and against libretire.a, and run. Needs no module.
+# the shared library and against libretire.a, and run. Then make
+# uninstall, which must leave exactly what was there before the install:
+# here a directory and a file of someone else's. Loads nothing.
 #
 # One line per check ("ok ..." or "FAIL ..."); exits 1 if any failed.
 # KEEP=1 keeps the DESTDIR and says where it is.
 set -uo pipefail
+# shellcheck source-path=SCRIPTDIR source=lib.sh
 . "$(dirname "$0")/lib.sh"
 cd "$RETIRE_TOP" || exit 1
 
 prefix=/usr/local
 tmp=$(mktemp -d /tmp/retire-install.XXXXXX) || die "mktemp failed"
 if [ -n "${KEEP:-}" ]; then
-	echo "DESTDIR kept in $tmp"
+	echo "DESTDIR kept in $tmp/dest"
 else
 	trap 'rm -rf "$tmp"' EXIT
 fi
-root=$tmp$prefix
-lib=$root/lib
+dest=$tmp/dest
+root=$dest$prefix
+multiarch=$(dpkg-architecture -qDEB_HOST_MULTIARCH 2>/dev/null || cc -print-multiarch)
+lib=$root/lib${multiarch:+/$multiarch}
 map=userspace/lib/libretire.map
 failed=0
 
@@ -43,16 +51,53 @@ exported() {
 	sed -n '/global:/,/local:/{s/^[[:space:]]*\([a-z_][a-z0-9_]*\);.*/\1/p}' "$map"
 }
 
+kver=$(stock_kver 6.12)
+kdir=/usr/src/linux-headers-$kver
+stage=$(scripts/install-stage.sh 6.12) || die "building the tree for $kver failed"
+moddir=$dest/lib/modules/$kver
+
+# someone else's, there before: uninstall must leave them, empty or not
+mkdir -p "$root/bin" "$root/share/man"
+echo "not retire's" >"$root/bin/other-tool"
+theirs=$(cd "$dest" && find . | sort)
+
+# twice: a second install over the first must not confuse uninstall
 log=$tmp/make.log
-if ! make -s -C userspace install DESTDIR="$tmp" PREFIX="$prefix" >"$log" 2>&1; then
-	cat "$log"
-	fail "make -C userspace install DESTDIR=... PREFIX=$prefix"
+inst=(make -C "$stage" install DESTDIR="$dest" PREFIX="$prefix" KDIR="$kdir")
+if ! "${inst[@]}" >"$log" 2>&1 || ! "${inst[@]}" >>"$log" 2>&1; then
+	tail -n 40 "$log"
+	fail "make install DESTDIR=... PREFIX=$prefix KDIR=<$kver headers>, twice"
 	echo "1 failed: nothing installed to check"
 	exit 1
 fi
-ok "make -C userspace install DESTDIR=... PREFIX=$prefix"
+ok "make install DESTDIR=... PREFIX=$prefix KDIR=<$kver headers>, twice"
+check "it made no group here, and said so" \
+	grep -q "DESTDIR install: no group made here" "$log"
+
+# --- the module ----------------------------------------------------------
+ko=$(find "$moddir/updates" -name 'retire.ko*' 2>/dev/null)
+check "retire.ko is in lib/modules/$kver/updates/ (${ko#"$dest"})" \
+	test -n "$ko" -a "$(echo "$ko" | wc -l)" = 1
+check "  built for $kver" \
+	test "$(modinfo -F vermagic "$ko" 2>/dev/null | cut -d' ' -f1)" = "$kver"
+check "depmod -b indexed it: modprobe -d DESTDIR finds retire" \
+	test "$(modprobe -d "$dest" -S "$kver" --show-depends retire 2>/dev/null)" \
+	= "insmod $ko "
+for a in char-major-10-243 devname:retire net-pf-16-proto-16-family-retire; do
+	check "  the alias $a resolves to retire" \
+		test "$(modprobe -d "$dest" -S "$kver" -R "$a" 2>/dev/null)" = retire
+done
+check "  modules.devname names the node kmod static-nodes makes: retire c10:243" \
+	grep -qx 'retire retire c10:243' "$moddir/modules.devname"
+
+# --- the udev rule -------------------------------------------------------
+rule=$root/lib/udev/rules.d/60-retire.rules
+check "lib/udev/rules.d/60-retire.rules, as in udev/" cmp -s udev/60-retire.rules "$rule"
+check "  it gives /dev/retire to the group retire, 0660, static node too" \
+	grep -q '^SUBSYSTEM=="misc", KERNEL=="retire", GROUP="retire", MODE="0660", OPTIONS+="static_node=retire"$' "$rule"
 
 # --- the layout --------------------------------------------------------
+check "LIBDIR is lib/$multiarch" test -d "$lib"
 check "lib/libretire.so.1.3.0 is a file" test -f "$lib/libretire.so.1.3.0" -a ! -L "$lib/libretire.so.1.3.0"
 check "lib/libretire.so.1 -> libretire.so.1.3.0" \
 	test "$(readlink "$lib/libretire.so.1")" = libretire.so.1.3.0
@@ -71,6 +116,10 @@ check "share/man/man7/libretire.7" test -f "$root/share/man/man7/libretire.7"
 check "share/man/man8/retirectl.8" test -f "$root/share/man/man8/retirectl.8"
 check "libretire.pc names PREFIX, not DESTDIR" \
 	grep -qx "prefix=$prefix" "$lib/pkgconfig/libretire.pc"
+check "libretire.pc names the multiarch LIBDIR" \
+	grep -qx "libdir=${lib#"$dest"}" "$lib/pkgconfig/libretire.pc"
+check "share/retire/manifest lists what install made" \
+	grep -qx "${lib#"$dest"}/libretire.so.1.3.0" "$root/share/retire/manifest"
 
 nsyms=$(exported | wc -l)
 [ "$nsyms" -gt 0 ] || fail "$map lists no function"
@@ -135,7 +184,7 @@ check "the versions defined are LIBRETIRE_1.0, 1.1, 1.2 and 1.3" \
 # /usr/local: an install there must not stand in for this one
 syspc=$(pkg-config --variable pc_path pkg-config | tr ':' '\n' |
 	grep -v '^/usr/local' | paste -sd:)
-export PKG_CONFIG_SYSROOT_DIR=$tmp
+export PKG_CONFIG_SYSROOT_DIR=$dest
 export PKG_CONFIG_LIBDIR=$lib/pkgconfig:$syspc
 unset PKG_CONFIG_PATH
 
@@ -151,13 +200,15 @@ echo "     static libs: $slibs"
 
 prog=userspace/tests/pkgconfig_check.c
 CC=${CC:-cc}
-WARN="-Wall -Wextra -Werror"
+WARN=(-Wall -Wextra -Werror)
+# the flags as a shell would split them: cc $(pkg-config ...)
+read -ra cflags_a <<<"$cflags"
+read -ra libs_a <<<"$libs"
 
 # the headers it compiled are the DESTDIR's, not another copy
 from_destdir() {
 	local deps
-	# shellcheck disable=SC2086 # flag lists: split into words, as a user's shell splits them
-	deps=$($CC $cflags -M "$prog") &&
+	deps=$($CC "${cflags_a[@]}" -M "$prog") &&
 		grep -q "$root/include/retire/libretire.h" <<<"$deps" &&
 		grep -q "$root/include/retire/linux/retire.h" <<<"$deps" &&
 		grep -q "$root/include/retire/linux/retire_netlink.h" <<<"$deps"
@@ -166,8 +217,8 @@ check "the program includes libretire.h and linux/retire*.h from the DESTDIR" \
 	from_destdir
 
 # shared: cc $(pkg-config --cflags) prog.c $(pkg-config --libs)
-# shellcheck disable=SC2086 # flag lists: split into words, as a user's shell splits them
-if $CC $WARN $cflags -o "$tmp/check-shared" "$prog" $libs -pthread; then
+if $CC "${WARN[@]}" "${cflags_a[@]}" -o "$tmp/check-shared" "$prog" "${libs_a[@]}" \
+	-pthread; then
 	ok "the program builds against libretire.so"
 	needed=$(readelf -d "$tmp/check-shared" | grep -o 'Shared library: \[[^]]*\]')
 	check "it needs libretire.so.1" grep -q 'libretire.so.1\]' <<<"$needed"
@@ -181,10 +232,16 @@ else
 fi
 
 # static: libretire.a, with what pkg-config --static adds for it (libnl)
-# shellcheck disable=SC2001 # a whole word: ${//} cannot anchor at spaces or the ends
-slibs_a=$(sed 's/\(^\| \)-lretire\( \|$\)/\1-Wl,-Bstatic -lretire -Wl,-Bdynamic\2/' <<<"$slibs")
-# shellcheck disable=SC2086 # flag lists: split into words, as a user's shell splits them
-if $CC $WARN $cflags -o "$tmp/check-static" "$prog" $slibs_a -pthread; then
+slibs_a=()
+for f in $slibs; do
+	if [ "$f" = -lretire ]; then
+		slibs_a+=("-Wl,-Bstatic" -lretire "-Wl,-Bdynamic")
+	else
+		slibs_a+=("$f")
+	fi
+done
+if $CC "${WARN[@]}" "${cflags_a[@]}" -o "$tmp/check-static" "$prog" "${slibs_a[@]}" \
+	-pthread; then
 	ok "the program builds against libretire.a"
 	check "it does not need libretire.so.1" \
 		sh -c "! readelf -d '$tmp/check-static' | grep -q libretire"
@@ -194,14 +251,41 @@ else
 	fail "the program builds against libretire.a"
 fi
 
-# the installed retirectl finds the installed library by itself
-out=$(env -u LD_LIBRARY_PATH "$root/bin/retirectl" -h 2>&1)
+# the installed retirectl: no RUNPATH (the in-tree one's $ORIGIN/../lib
+# would find a library beside a copy of it); it uses the libretire that
+# ld.so finds, here the DESTDIR's through LD_LIBRARY_PATH
+ctl=$root/bin/retirectl
+dyn=$(readelf -d "$ctl" 2>/dev/null)
+check "the installed retirectl has no RUNPATH or RPATH" \
+	test -n "$dyn" -a -z "$(grep -E '\((RUNPATH|RPATH)\)' <<<"$dyn")"
+check "  (the in-tree one keeps \$ORIGIN/../lib)" \
+	grep -qF "runpath: [\$ORIGIN/../lib]" <<<"$(readelf -d "$stage/userspace/retirectl/retirectl")"
+resolved=$(LD_LIBRARY_PATH=$lib ldd "$ctl" | awk '$1 == "libretire.so.1" { print $3 }')
+check "  libretire.so.1 resolves into the DESTDIR (${resolved:-not found})" \
+	test "$resolved" = "$lib/libretire.so.1"
+out=$(LD_LIBRARY_PATH=$lib "$ctl" -h 2>&1)
 rc=$?
 check "the installed retirectl -h runs" test $rc = 0 -a -n "$out"
-out=$(env -u LD_LIBRARY_PATH "$root/bin/retirectl" -d /nonexistent/retire info 2>&1 >/dev/null)
+out=$(LD_LIBRARY_PATH=$lib "$ctl" -d /nonexistent/retire info 2>&1 >/dev/null)
 rc=$?
 check "retirectl info on a missing device: exit 1, 'retire_open_device: No such file or directory (ENOENT)'" \
 	test $rc = 1 -a "$out" = "retirectl: retire_open_device: No such file or directory (ENOENT)"
+
+# --- uninstall -----------------------------------------------------------
+if make -C "$stage" uninstall DESTDIR="$dest" PREFIX="$prefix" KDIR="$kdir" \
+	>"$log" 2>&1; then
+	ok "make uninstall DESTDIR=... PREFIX=$prefix"
+else
+	tail -n 20 "$log"
+	fail "make uninstall DESTDIR=... PREFIX=$prefix"
+fi
+left=$(cd "$dest" && find . | sort)
+if [ "$left" = "$theirs" ]; then
+	ok "it left what was there before and nothing else: no file, no directory install made"
+else
+	diff <(echo "$theirs") <(echo "$left") | sed 's/^/     /'
+	fail "it left what was there before and nothing else"
+fi
 
 echo
 if [ "$failed" = 0 ]; then
