@@ -25,6 +25,7 @@
  */
 #include <errno.h>
 #include <signal.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -156,12 +157,16 @@ static unsigned long long now_ms(void)
 	return (unsigned long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
-/* SIGTERM ends the load between batches: the test stops it after top */
-static volatile sig_atomic_t load_stop;
-
-static void load_on_term(int sig)
+/*
+ * SIGTERM ends the load between batches: the test stops it after top.
+ * It stays blocked, so it never interrupts a wait for a record; the loop
+ * looks for it pending.
+ */
+static bool load_stopped(void)
 {
-	load_stop = 1;
+	sigset_t pending;
+
+	return !sigpending(&pending) && sigismember(&pending, SIGTERM) == 1;
 }
 
 static int load(struct retire *r, unsigned long ms)
@@ -171,8 +176,12 @@ static int load(struct retire *r, unsigned long ms)
 	struct retire_cqe cqe;
 	unsigned long long end, admitted = 0;
 	__u64 buf[BATCH];
+	sigset_t term;
 	int i, ret, left;
 
+	sigemptyset(&term);
+	sigaddset(&term, SIGTERM);
+	sigprocmask(SIG_BLOCK, &term, NULL);
 	for (i = 0; i < BATCH; i++) {
 		ret = retire_alloc_buffer(r, 4096, &buf[i], NULL);
 		if (ret)
@@ -184,7 +193,6 @@ static int load(struct retire *r, unsigned long ms)
 	printf("ctx %llu\n", (unsigned long long)info.ctx_id);
 	fflush(stdout);
 
-	signal(SIGTERM, load_on_term);
 	end = now_ms() + ms;
 	do {
 		for (i = 0; i < BATCH; i++) {
@@ -207,7 +215,7 @@ static int load(struct retire *r, unsigned long ms)
 			    cqe.flags & RETIRE_CQE_F_RETIRED)
 				left--;
 		}
-	} while (!load_stop && now_ms() < end);
+	} while (!load_stopped() && now_ms() < end);
 	printf("admitted %llu\n", admitted);
 	return 0;
 }
