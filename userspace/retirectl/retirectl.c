@@ -1036,6 +1036,29 @@ static void on_signal(int sig)
 	stop_signal = sig;
 }
 
+/*
+ * SIGINT and SIGTERM set the stop flag, and are blocked everywhere except
+ * inside ppoll(), which waits with *@wait_mask: a signal ends a wait, never
+ * lands between the flag's test and the wait (no lost wake-up).
+ */
+static void block_stop_signals(sigset_t *wait_mask)
+{
+	struct sigaction sa;
+	sigset_t block;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_signal;
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	sigemptyset(&block);
+	sigaddset(&block, SIGINT);
+	sigaddset(&block, SIGTERM);
+	sigprocmask(SIG_BLOCK, &block, wait_mask);
+	sigdelset(wait_mask, SIGINT);
+	sigdelset(wait_mask, SIGTERM);
+}
+
 static const char *health_name(__u32 event, char *buf, size_t len)
 {
 	if (event < ARRAY_SIZE(health_names) && health_names[event])
@@ -1113,8 +1136,7 @@ static int cmd_monitor(const char *dev, int argc, char **argv)
 	struct retire_monitor *m;
 	unsigned long count = 0, seen = 0;
 	double seconds = -1, deadline = 0, left;
-	struct sigaction sa;
-	sigset_t block, orig;
+	sigset_t orig;
 	struct timespec ts;
 	struct pollfd pfd;
 	unsigned int want;
@@ -1147,18 +1169,7 @@ static int cmd_monitor(const char *dev, int argc, char **argv)
 		return bad_usage("monitor: unexpected argument '%s'",
 				 argv[optind]);
 
-	/* a signal ends the wait only inside ppoll(): no lost wake-up */
-	memset(&sa, 0, sizeof(sa));
-	sa.sa_handler = on_signal;
-	sigemptyset(&sa.sa_mask);
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
-	sigemptyset(&block);
-	sigaddset(&block, SIGINT);
-	sigaddset(&block, SIGTERM);
-	sigprocmask(SIG_BLOCK, &block, &orig);
-	sigdelset(&orig, SIGINT);
-	sigdelset(&orig, SIGTERM);
+	block_stop_signals(&orig);
 
 	ret = retire_open_monitor(&m, RETIRE_MONITOR_STALE |
 				  RETIRE_MONITOR_HEALTH);
@@ -1877,8 +1888,7 @@ static int cmd_top(const char *dev, int argc, char **argv)
 	unsigned long count = 0, shown = 0;
 	double interval = 1, next, left;
 	struct retire_nl *nl;
-	struct sigaction sa;
-	sigset_t block, orig;
+	sigset_t orig;
 	struct timespec ts;
 	int json = 0, opt, ret, clear;
 
@@ -1910,18 +1920,7 @@ static int cmd_top(const char *dev, int argc, char **argv)
 		return bad_usage("top: unexpected argument '%s'",
 				 argv[optind]);
 
-	/* as monitor: a signal ends the wait only inside ppoll() */
-	memset(&sa, 0, sizeof(sa));
-	sa.sa_handler = on_signal;
-	sigemptyset(&sa.sa_mask);
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
-	sigemptyset(&block);
-	sigaddset(&block, SIGINT);
-	sigaddset(&block, SIGTERM);
-	sigprocmask(SIG_BLOCK, &block, &orig);
-	sigdelset(&orig, SIGINT);
-	sigdelset(&orig, SIGTERM);
+	block_stop_signals(&orig);
 
 	ret = retire_open_netlink(&nl);
 	if (ret)
