@@ -1,0 +1,82 @@
+// SPDX-License-Identifier: MIT
+/* The examples' shared helpers: see example.h. */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "example.h"
+
+const char *example_name = "example";
+
+int example_fail(const char *what, int err)
+{
+	fprintf(stderr, "%s: %s: %s\n", example_name, what, strerror(-err));
+	return 1;
+}
+
+int example_open(const char *name, struct retire **r)
+{
+	int ret;
+
+	example_name = name;
+	ret = retire_open_device(r, NULL, 0);	/* NULL: /dev/retire */
+	if (ret == -ENOENT) {
+		fprintf(stderr, "%s: SKIP: %s is absent (modprobe retire)\n",
+			name, LIBRETIRE_DEFAULT_PATH);
+		return EXAMPLE_SKIP;
+	}
+	return ret ? example_fail("retire_open_device", ret) : 0;
+}
+
+int example_expect(struct retire *r, __u64 handle, __u32 type,
+		   struct retire_cqe *cqe)
+{
+	int n = retire_reap_records(r, cqe, 1, 1, 5000 * MS);
+
+	if (n < 0)
+		return example_fail("retire_reap_records", n);
+	if (n == 0) {
+		fprintf(stderr, "%s: no record within 5 s (expected type %u)\n",
+			example_name, type);
+		return 1;
+	}
+	if (cqe->handle != handle || cqe->type != type) {
+		fprintf(stderr,
+			"%s: expected record type %u for 0x%llx, got type %u for 0x%llx\n",
+			example_name, type, (unsigned long long)handle,
+			cqe->type, (unsigned long long)cqe->handle);
+		return 1;
+	}
+	return 0;
+}
+
+int example_slow_sim(struct retire *r, __u64 latency_ns,
+		     struct retire_sim_config *saved)
+{
+	struct retire_sim_config cfg = { .op = RETIRE_SIM_SET,
+					 .latency_ns = latency_ns };
+	int ret;
+
+	ret = retire_get_sim_config(r, saved);
+	if (ret)
+		return example_fail("retire_get_sim_config", ret);
+	ret = retire_set_sim_config(r, &cfg);
+	if (ret == -EPERM) {
+		fprintf(stderr,
+			"%s: SKIP: the sim engine's settings need CAP_SYS_ADMIN (run as root)\n",
+			example_name);
+		return EXAMPLE_SKIP;
+	}
+	return ret ? example_fail("retire_set_sim_config", ret) : 0;
+}
+
+int example_restore_sim(struct retire *r,
+			const struct retire_sim_config *saved)
+{
+	struct retire_sim_config cfg = *saved;
+	int ret;
+
+	cfg.op = RETIRE_SIM_SET;
+	ret = retire_set_sim_config(r, &cfg);
+	return ret ? example_fail("retire_set_sim_config", ret) : 0;
+}
