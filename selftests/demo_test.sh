@@ -4,7 +4,7 @@
 # "retirectl demo" is the main job (make run): it drives the real module
 # through libretire. Its JSON is checked here against what the contract
 # says must hold, recomputed from the raw values where possible (the p95
-# from the raw latencies, the seed 001 table from the counters), so the
+# from the raw latencies, the trace's table from the counters), so the
 # demo cannot pass by printing what it was expected to print.
 #
 # Exit: 0 every check passed, 1 one failed, 4 skipped (no retirectl).
@@ -66,7 +66,7 @@ check("blocked_run_publishes_0_and_p95_is_unknown",
                b["successful_latencies_ms"] == [],
                "published %s, p95 %r" % (b["published_results"],
                                          b["successful_p95_ms"])))
-check("both_runs_admit_4_bodies_with_61_pump_callbacks",
+check("both_runs_admit_4_requests_with_61_polls",
       lambda: (u["admitted_bodies"] == b["admitted_bodies"] == 4 and
                u["pump_callbacks"] == b["pump_callbacks"] == 61,
                "%r %r" % (u, b)))
@@ -98,17 +98,17 @@ check("trace_generation_advances_by_exactly_one",
                    for s in t["steps"][:4]),
                "%s -> %s" % (t["generation_before"],
                              t["generation_after"])))
-seed_001 = [("submitted", 1, 1, 1, 0),
+trace_table = [("submitted", 1, 1, 1, 0),
             ("deadline_expired", 0, 1, 1, 0),
             ("target_succeeded_borrowed", 0, 1, 0, 1),
             ("late_cancel_not_found", 0, 1, 0, 1),
             ("token_returned_retired", 0, 0, 0, 0),
             ("new_request_same_buffer", 1, 1, 1, 0),
             ("stale_notification_rejected", 1, 1, 1, 0)]
-check("trace_follows_seed_001_table",
+check("trace_follows_the_retirement_table",
       lambda: ([(s["step"], s["logical_outstanding"],
                  s["physical_unretired"], s["d"], s["tokens"])
-                for s in t["steps"]] == seed_001 and
+                for s in t["steps"]] == trace_table and
                t["late_cancel"] == "ENOENT",
                "%r" % t["steps"]))
 check("stale_notification_is_rejected_and_counted",
@@ -127,20 +127,20 @@ edu_dev = any(open(os.path.join("/sys/bus/pci/devices", x, "device"))
               for x in (os.listdir("/sys/bus/pci/devices")
                         if os.path.isdir("/sys/bus/pci/devices") else []))
 e = d.get("edu") if d else None
-check("edu_trace_follows_seed_001_by_dma_where_the_device_is",
+check("edu_trace_follows_the_same_table_by_dma_where_the_device_is",
       lambda: ((e is None and not edu_dev) or
                (e is not None and
                 [(s["step"], s["logical_outstanding"],
                   s["physical_unretired"], s["d"], s["tokens"])
-                 for s in e["trace"]["steps"]] == seed_001 and
+                 for s in e["trace"]["steps"]] == trace_table and
                 e["trace"]["stale_rejected"] == "ENOENT" and
                 e["dma_transfers"] == 8),
                "device present: %s, %r" % (edu_dev, e)))
 
 text = open(text_path).read()
-rows = ["Pump callbacks", "Admitted bodies", "Bytes submitted",
-        "Published results", "Reserved body bytes",
-        "Successful-completion p95", "Logical owned-byte high-water"]
+rows = ["Polls for records", "Requests admitted", "Bytes the device moved",
+        "Results delivered", "Bytes still owned", "p95 completion latency",
+        "Owned bytes, high-water"]
 
 
 def table_ok():
@@ -149,7 +149,7 @@ def table_ok():
     got = [l.strip("|").split("|")[0].strip() for l in lines[1:8]]
     blocked_p95 = lines[6].strip("|").split("|")[2].strip()
     return (rc_text == 0 and
-            head == ["Before terminal cleanup", "Useful run",
+            head == ["Before cleanup", "Useful run",
                      "Blocked run"] and got == rows and
             blocked_p95 == "unknown" and
             "useful run owns 0 bytes, blocked run owns 0 bytes" in text,

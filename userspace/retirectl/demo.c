@@ -2,23 +2,24 @@
 /*
  * retirectl demo: retirement at work on the real module, through libretire.
  *
- * 1. Useful vs blocked (seed 000 §6). Two runs, each in its own context,
- *    with the same bodies, bandwidth, finish delay and pump schedule; in
- *    the second every destination stays blocked past the end. An
- *    activity metric (pump callbacks) cannot tell them apart; the
- *    module's counters can. Then terminal cleanup, after which both runs
- *    must own zero bytes.
- * 2. A retirement trace (seed 001): a deadline expires before the target
- *    succeeds, a consumer borrows, a late cancel finds nothing; the
+ * 1. Useful vs blocked. Two runs, each in its own context, with the same
+ *    requests ("bodies": data the device reads and sends to a
+ *    destination), bandwidth, finish delay and polling schedule; in the
+ *    second every destination stays blocked past the end. An activity
+ *    metric (how often the program polled for records) cannot tell them
+ *    apart; the module's counters can. Then cleanup (cancel what is left,
+ *    wait for it, retire it), after which both runs must own zero bytes.
+ * 2. A retirement trace: a deadline expires before the device finishes,
+ *    a consumer borrows the result, a late cancel finds nothing; the
  *    buffer goes back only when the last token returns, the slot's
- *    generation moves on by one, and a notification for the old
+ *    generation moves on by one, and a device report naming the old
  *    generation is rejected and counted.
  * 3. The stale-notification counters as the "stale" multicast group
  *    delivered them, against the context's own counters.
  *
  * Every number printed comes from the module (per-context counters,
  * handles, records and their module-measured latencies) or from counting
- * what this program did (pump callbacks); none is a constant.
+ * what this program did (polls); none is a constant.
  */
 #include <errno.h>
 #include <poll.h>
@@ -54,14 +55,14 @@
 #define RECORD_WAIT_NS	(10000 * MS)
 
 struct run {
-	unsigned int pumps;
+	unsigned int pumps;		/* polls for records */
 	struct retire_stats st;		/* at the end of observation */
 	int p95_ret;			/* 0, or -ENODATA: unknown */
 	__u64 p95_ns;
 	__u64 lat[NBODIES];
 	int nlat;
 	__u64 owned_after;
-	unsigned int cancelled;		/* by the terminal cleanup */
+	unsigned int cancelled;		/* by the cleanup */
 };
 
 #define NSTEPS	7
@@ -249,7 +250,7 @@ static int run_once(struct demo *d, bool blocked, struct run *out)
 	for (i = 0; i < NBODIES; i++)
 		b.req[i] = sqe[i].handle;
 
-	/* pump callbacks at 0, 100, ..., 6000 ms: 61 of them */
+	/* poll for records at 0, 100, ..., 6000 ms: 61 polls */
 	for (i = 0; i <= OBSERVE_MS / PUMP_MS; i++) {
 		sleep_until(t0 + (__u64)i * PUMP_MS * MS);
 		call = "retire_run_records";
@@ -259,7 +260,7 @@ static int run_once(struct demo *d, bool blocked, struct run *out)
 		out->pumps++;
 	}
 
-	/* before terminal cleanup */
+	/* before cleanup */
 	call = "retire_get_stats";
 	ret = retire_get_stats(r, &out->st, 0);
 	if (ret)
@@ -276,7 +277,7 @@ static int run_once(struct demo *d, bool blocked, struct run *out)
 		goto out;
 	out->nlat = ret;
 
-	/* terminal cleanup: abort what is left, then wait for its records */
+	/* cleanup: abort what is left, then wait for its records */
 	for (i = 0; i < NBODIES; i++) {
 		if (b.terminal[i])
 			continue;
@@ -284,7 +285,7 @@ static int run_once(struct demo *d, bool blocked, struct run *out)
 		/*
 		 * 0: stopped; -EALREADY: caught mid-step, it stops at its
 		 * next one and reports itself; -ENOENT: it ended since the
-		 * last pump. Either way its TERMINAL record is coming.
+		 * last poll. Either way its TERMINAL record is coming.
 		 */
 		if (ret && ret != -EALREADY && ret != -ENOENT) {
 			call = "retire_cancel_request";
@@ -413,7 +414,7 @@ static int run_trace(struct demo *d, struct retire *r, struct trace *t)
 	if (ret)
 		return ret;
 	check(d, cqe.outcome == RETIRE_OUTCOME_COMPLETED,
-	      "the target succeeded after its deadline");
+	      "the device completed R after its deadline");
 	ret = retire_borrow_token(r, req, &tok);
 	if (ret)
 		return lib_fail("retire_borrow_token", ret);
@@ -422,7 +423,7 @@ static int run_trace(struct demo *d, struct retire *r, struct trace *t)
 	if (ret)
 		return lib_fail("retire_retire_request", ret);
 	ret = trace_step(r, t, "target_succeeded_borrowed",
-			 "target succeeded, d returned; a consumer borrowed",
+			 "device finished late; a consumer borrowed B",
 			 t->gen_before);
 	if (ret)
 		return ret;
@@ -467,14 +468,14 @@ static int run_trace(struct demo *d, struct retire *r, struct trace *t)
 	if (ret)
 		return lib_fail("retire_get_stats", ret);
 	t->stale_before = st.stale_engine;
-	/* a device's late notification naming R's generation */
+	/* a device's late report naming R, whose generation has ended */
 	t->stale_ret = retire_inject_sim_event(r, req, 0);
 	ret = retire_get_stats(r, &st, 0);
 	if (ret)
 		return lib_fail("retire_get_stats", ret);
 	t->stale_after = st.stale_engine;
 	ret = trace_step(r, t, "stale_notification_rejected",
-			 "notification for R's generation: rejected, counted",
+			 "late device report naming R: rejected, counted",
 			 t->gen_after);
 	if (ret)
 		return ret;
@@ -657,14 +658,14 @@ static const char *errno_name(int ret)
 	}
 }
 
-/* seed 001's table for one run of the trace, and what it showed */
+/* the table for one run of the trace, and what it showed */
 static void print_trace(const struct trace *t)
 {
 	int i;
 
-	printf("| %-54s | %7s | %8s | %1s | %6s | %10s |\n", "State",
-	       "Logical", "Physical", "d", "Tokens", "Generation");
-	printf("|--------------------------------------------------------|--------:|---------:|--:|-------:|-----------:|\n");
+	printf("| %-54s | %7s | %9s | %6s | %6s | %10s |\n", "State",
+	       "Waiting", "Unretired", "Device", "Tokens", "Generation");
+	printf("|--------------------------------------------------------|--------:|----------:|-------:|-------:|-----------:|\n");
 	for (i = 0; i < t->nsteps; i++) {
 		const struct step *s = &t->steps[i];
 		char gen[24];
@@ -675,15 +676,15 @@ static void print_trace(const struct trace *t)
 				 s->gen);
 		else
 			snprintf(gen, sizeof(gen), "%u", s->gen);
-		printf("| %-54s | %7llu | %8llu | %1llu | %6llu | %10s |\n",
+		printf("| %-54s | %7llu | %9llu | %6llu | %6llu | %10s |\n",
 		       s->what, (unsigned long long)s->logical,
 		       (unsigned long long)s->physical,
 		       (unsigned long long)s->d, (unsigned long long)s->tokens,
 		       gen);
 	}
-	printf("\nLate cancel returned %s. The notification for generation %u returned %s;\n"
-	       "stale_engine went %llu -> %llu. Logical outstanding reached 0 at the\n"
-	       "deadline; physical unretired only when the last token came back.\n\n",
+	printf("\nLate cancel returned %s. The device report for generation %u returned %s;\n"
+	       "stale_engine went %llu -> %llu. Nobody waited after the deadline, but the\n"
+	       "buffer stayed unretired until the last token came back.\n\n",
 	       errno_name(t->late_cancel), t->gen_before,
 	       errno_name(t->stale_ret), (unsigned long long)t->stale_before,
 	       (unsigned long long)t->stale_after);
@@ -698,27 +699,32 @@ static void print_text(const struct demo *d)
 
 	printf("retirectl demo on %s\n\n",
 	       d->dev ? d->dev : LIBRETIRE_DEFAULT_PATH);
-	printf("1. Useful vs blocked (seed 000 §6): %d bodies of %s bytes, shared bandwidth\n"
-	       "   %s B/s with a %d-byte burst, terminal finish %d ms after a body's\n"
-	       "   last byte, pump callbacks every %d ms for %d s; the second run's\n"
-	       "   destinations stay blocked past the end.\n\n",
+	printf("1. Useful vs blocked: %d requests of %s bytes, each read by the device and\n"
+	       "   sent to its own destination over a shared %s B/s link (a %d-byte burst),\n"
+	       "   finishing %d ms after its last byte; the program polls for records every\n"
+	       "   %d ms for %d s. The second run is the same except that no destination\n"
+	       "   accepts a byte.\n\n",
 	       NBODIES, grouped(BODY_BYTES, x, sizeof(x)),
 	       grouped(RATE_BPS, y, sizeof(y)), BURST_BYTES, FINISH_MS,
 	       PUMP_MS, OBSERVE_MS / 1000);
-	print_row("Before terminal cleanup", "Useful run", "Blocked run");
+	print_row("Before cleanup", "Useful run", "Blocked run");
 	printf("|--------------------------------|------------:|------------:|\n");
-	print_row_u("Pump callbacks", u->pumps, b->pumps);
-	print_row_u("Admitted bodies", u->st.admitted, b->st.admitted);
-	print_row_u("Bytes submitted", u->st.engine_bytes, b->st.engine_bytes);
-	print_row_u("Published results", u->st.published, b->st.published);
-	print_row_u("Reserved body bytes", u->st.owned_bytes,
+	print_row_u("Polls for records", u->pumps, b->pumps);
+	print_row_u("Requests admitted", u->st.admitted, b->st.admitted);
+	print_row_u("Bytes the device moved", u->st.engine_bytes,
+		    b->st.engine_bytes);
+	print_row_u("Results delivered", u->st.published, b->st.published);
+	print_row_u("Bytes still owned", u->st.owned_bytes,
 		    b->st.owned_bytes);
-	print_row("Successful-completion p95", p95_text(u, x, sizeof(x)),
+	print_row("p95 completion latency", p95_text(u, x, sizeof(x)),
 		  p95_text(b, y, sizeof(y)));
-	print_row_u("Logical owned-byte high-water", u->st.owned_bytes_hwm,
+	print_row_u("Owned bytes, high-water", u->st.owned_bytes_hwm,
 		    b->st.owned_bytes_hwm);
-	printf("\nAfter terminal cleanup: useful run owns %s bytes, blocked run owns %s bytes\n"
-	       "(the cleanup cancelled %u and %u bodies and retired every one).\n",
+	printf("\nThe table shows that activity is not progress: both runs polled and admitted\n"
+	       "alike, but the blocked run's device never moved a byte, so it delivered\n"
+	       "nothing, has no latency to report, and still owns its buffers.\n");
+	printf("\nAfter cleanup: useful run owns %s bytes, blocked run owns %s bytes\n"
+	       "(the cleanup cancelled %u and %u requests and retired every one).\n",
 	       grouped(u->owned_after, x, sizeof(x)),
 	       grouped(b->owned_after, y, sizeof(y)), u->cancelled,
 	       b->cancelled);
@@ -728,20 +734,29 @@ static void print_text(const struct demo *d)
 		printf(" %.1f", (double)u->lat[i] / MS);
 	printf(" ms; p95 is nearest rank over them.\n\n");
 
-	printf("2. Retirement trace (seed 001): R on a 4,096-byte buffer B, deadline %d ms,\n"
-	       "   device latency %d ms; slot %u.\n\n", TRACE_DEADLINE_MS,
-	       TRACE_DEVICE_MS, t->slot);
+	printf("2. Retirement trace: request R on a 4,096-byte buffer B, deadline %d ms,\n"
+	       "   device latency %d ms, on the sim engine; slot %u. Each row is a state:\n"
+	       "   requests someone still waits for, requests not yet retired, requests\n"
+	       "   the device still holds, borrow tokens out, and R's slot generation.\n"
+	       "   It shows that the deadline ends the wait but not the ownership: B goes\n"
+	       "   back only after the device and the last borrower are done, and only\n"
+	       "   then does the generation move on, so a late report naming R is refused.\n\n",
+	       TRACE_DEADLINE_MS, TRACE_DEVICE_MS, t->slot);
 	print_trace(t);
 	if (d->have_edu) {
-		printf("2b. The same trace on the edu engine: QEMU's edu PCI device at %s,\n"
-		       "   every byte moved by DMA through the DMA API, each transfer ended by\n"
-		       "   its interrupt: %llu transfers for R and R'.\n\n",
+		printf("2b. The same trace on the edu engine: QEMU's edu PCI device at %s.\n"
+		       "   The table must equal the sim's; the run differs only in that every\n"
+		       "   byte moved by DMA through the DMA API, each transfer ended by its\n"
+		       "   interrupt: %llu transfers for R and R'.\n\n",
 		       d->edu_engine.device,
 		       (unsigned long long)d->edu_transfers);
 		print_trace(&d->edu);
 	}
 
-	printf("3. Stale notifications received over generic netlink (group \"stale\"):\n");
+	printf("3. Stale notifications received over generic netlink (group \"stale\"):\n"
+	       "   the module multicasts a context's stale counters when they move, so a\n"
+	       "   monitor sees refused reports without polling; they must match the\n"
+	       "   counters the trace's context reads by ioctl.\n");
 	if (!d->ntf.n)
 		printf("   none\n");
 	for (i = 0; i < d->ntf.n; i++) {
@@ -846,14 +861,14 @@ static void print_json(const struct demo *d)
 
 /* ---- the command -------------------------------------------------------- */
 
-/* seed 001's invariants, for one run of the trace */
+/* the trace's invariants, for one run of it */
 static void check_trace(struct demo *d, const struct trace *t)
 {
-	/* seed 001's table: logical, physical, d, tokens at each state */
+	/* waiting, unretired, device-held, tokens at each state */
 	static const __u64 want[NSTEPS][4] = {
 		{ 1, 1, 1, 0 },		/* submitted */
 		{ 0, 1, 1, 0 },		/* deadline expired */
-		{ 0, 1, 0, 1 },		/* target succeeded, borrowed */
+		{ 0, 1, 0, 1 },		/* device finished, borrowed */
 		{ 0, 1, 0, 1 },		/* late cancel */
 		{ 0, 0, 0, 0 },		/* token returned: retired */
 		{ 1, 1, 1, 0 },		/* R' */
@@ -884,7 +899,7 @@ static void check_all(struct demo *d)
 {
 	const struct run *u = &d->runs[0], *b = &d->runs[1];
 
-	check(d, u->pumps == b->pumps, "both runs had the same pump callbacks");
+	check(d, u->pumps == b->pumps, "both runs polled as often");
 	check(d, u->st.admitted == NBODIES && b->st.admitted == NBODIES,
 	      "both runs admitted every body");
 	check(d, u->st.published == NBODIES, "the useful run published all");
