@@ -19,6 +19,8 @@ int example_open(const char *name, struct retire **r)
 	int ret;
 
 	example_name = name;
+	/* line by line, so that a message on stderr follows what led to it */
+	setvbuf(stdout, NULL, _IOLBF, 0);
 	ret = retire_open_device(r, NULL, 0);	/* NULL: /dev/retire */
 	if (ret == -ENOENT) {
 		fprintf(stderr, "%s: SKIP: %s is absent (modprobe retire)\n",
