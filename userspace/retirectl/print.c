@@ -535,6 +535,19 @@ void print_engine(const struct retire_sim_config *cfg, int json)
 		       (unsigned long long)field_get(cfg, &engine_fields[i]));
 }
 
+void print_engine_reset(int json)
+{
+	struct json_object *o;
+
+	if (!json) {
+		printf("engine reset\n");
+		return;
+	}
+	o = jobject();
+	jadd(o, "reset", jcheck(json_object_new_boolean(1)));
+	jprint(o, "\n");
+}
+
 static const char *health_name(__u32 event, char *buf, size_t len)
 {
 	if (event < ARRAY_SIZE(health_names) && health_names[event])

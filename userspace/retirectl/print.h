@@ -85,6 +85,8 @@ void print_stats(const struct retire_stats *module, const struct ctx_list *l,
 void print_limits(const struct retire_limits *caps,
 		  const struct retire_limits *limits, int set, int json);
 void print_engine(const struct retire_sim_config *cfg, int json);
+/* "engine reset" done */
+void print_engine_reset(int json);
 void print_history(const struct retire_history_info *info,
 		   const struct retire_history_event *ev, int n, int json);
 void print_history_list(const struct ctx_history *h, size_t n, int json);

@@ -406,8 +406,82 @@ out:
 	return ret;
 }
 
-/* ---- limits --------------------------------------------------------------- */
+/* ---- limits and engine: get, modify, set -------------------------------- */
 
+/*
+ * A structure of the module that "limits" and "engine" show and set: read
+ * whole by @get, written whole by @set, on the handle the command opened
+ * (@get_fn and @set_fn name the library calls for lib_fail()).
+ */
+struct settable {
+	const char *cmd;
+	const struct field *fields;
+	size_t nr_fields;
+	const char *get_fn, *set_fn;
+	int (*get)(void *h, void *v);
+	int (*set)(void *h, const void *v);
+};
+
+/*
+ * @argc NAME=VALUE pairs of @s into *@as (none: NULL). Returns -1 if all
+ * parsed, else the exit status.
+ */
+static int parse_settings(const struct settable *s, int argc, char **argv,
+			  struct assignment **as)
+{
+	int ret;
+
+	*as = NULL;
+	if (!argc)
+		return -1;
+	*as = calloc(argc, sizeof(**as));
+	if (!*as)
+		return lib_fail("calloc", -ENOMEM);
+	ret = parse_assignments(s->cmd, argc, argv, s->fields, s->nr_fields,
+				*as);
+	if (ret >= 0) {
+		free(*as);
+		*as = NULL;
+	}
+	return ret;
+}
+
+/*
+ * Read @v; with @nr assignments, set them in it, write it whole, and read
+ * back what the module holds now, not what was asked. Another writer may
+ * come between the read and the write: the last write wins whole. Returns
+ * 0, or the exit status of the call that failed.
+ */
+static int get_modify_set(const struct settable *s, void *h, void *v,
+			  const struct assignment *as, int nr)
+{
+	int ret, a;
+
+	ret = s->get(h, v);
+	if (ret)
+		return lib_fail(s->get_fn, ret);
+	if (!nr)
+		return 0;
+	for (a = 0; a < nr; a++)
+		field_set(v, as[a].field, as[a].value);
+	ret = s->set(h, v);
+	if (ret)
+		return lib_fail(s->set_fn, ret);
+	ret = s->get(h, v);
+	if (ret)
+		return lib_fail(s->get_fn, ret);
+	return 0;
+}
+
+static int limits_get(void *r, void *v)
+{
+	return retire_get_limits(r, v);
+}
+
+static int limits_set(void *r, const void *v)
+{
+	return retire_set_limits(r, v);
+}
 
 /*
  * Limits belong to the context that sets them: this one opens a context of
@@ -416,26 +490,28 @@ out:
  */
 static int cmd_limits(const char *dev, int argc, char **argv)
 {
-	struct assignment *as = NULL;
+	const struct settable s = {
+		.cmd = "limits",
+		.fields = limit_fields,
+		.nr_fields = nr_limit_fields,
+		.get_fn = "retire_get_limits",
+		.set_fn = "retire_set_limits",
+		.get = limits_get,
+		.set = limits_set,
+	};
 	struct retire_limits limits;
+	struct assignment *as;
 	struct retire_info info;
 	struct retire *r;
-	int json = 0, ret, nr, a;
+	int json = 0, ret, nr;
 
 	ret = parse_common(argc, argv, &json);
 	if (ret >= 0)
 		return ret;
 	nr = argc - optind;
-	if (nr) {
-		as = calloc(nr, sizeof(*as));
-		if (!as)
-			return lib_fail("calloc", -ENOMEM);
-		ret = parse_assignments("limits", nr, argv + optind,
-					limit_fields,
-					nr_limit_fields, as);
-		if (ret >= 0)
-			goto out_free;
-	}
+	ret = parse_settings(&s, nr, argv + optind, &as);
+	if (ret >= 0)
+		return ret;
 
 	ret = retire_open_device(&r, dev, 0);
 	if (ret) {
@@ -443,41 +519,17 @@ static int cmd_limits(const char *dev, int argc, char **argv)
 		goto out_free;
 	}
 	ret = retire_get_info(r, &info);
-	if (ret) {
+	if (ret)
 		ret = lib_fail("retire_get_info", ret);
-		goto out;
-	}
-	ret = retire_get_limits(r, &limits);
-	if (ret) {
-		ret = lib_fail("retire_get_limits", ret);
-		goto out;
-	}
-	if (nr) {
-		for (a = 0; a < nr; a++)
-			field_set(&limits, as[a].field, as[a].value);
-		ret = retire_set_limits(r, &limits);
-		if (ret) {
-			ret = lib_fail("retire_set_limits", ret);
-			goto out;
-		}
-		/* what the module holds now, not what was asked */
-		ret = retire_get_limits(r, &limits);
-		if (ret) {
-			ret = lib_fail("retire_get_limits", ret);
-			goto out;
-		}
-	}
-
-	print_limits(&info.caps, &limits, nr > 0, json);
-	ret = RETIRECTL_EXIT_OK;
-out:
+	else
+		ret = get_modify_set(&s, r, &limits, as, nr);
 	retire_close_device(r);
+	if (!ret)
+		print_limits(&info.caps, &limits, nr > 0, json);
 out_free:
 	free(as);
 	return ret;
 }
-
-/* ---- engine --------------------------------------------------------------- */
 
 static int engine_reset(const char *dev, int json)
 {
@@ -491,21 +543,36 @@ static int engine_reset(const char *dev, int json)
 	retire_close_device(r);
 	if (ret)
 		return lib_fail("retire_reset_sim", ret);
-	printf(json ? "{\"reset\":true}\n" : "engine reset\n");
+	print_engine_reset(json);
 	return RETIRECTL_EXIT_OK;
 }
 
-/*
- * engine-get, or a read-modify-write with engine-set. Another writer may
- * come between the read and the write: engine-set sets every knob (one
- * not sent is 0), so the last write wins whole.
- */
+static int engine_get(void *nl, void *v)
+{
+	return retire_query_engine(nl, v);
+}
+
+static int engine_set(void *nl, const void *v)
+{
+	return retire_configure_engine(nl, v);
+}
+
 static int cmd_engine(const char *dev, int argc, char **argv)
 {
-	struct assignment *as = NULL;
+	/* engine-set sets every knob (one not sent is 0): a write is whole */
+	const struct settable s = {
+		.cmd = "engine",
+		.fields = engine_fields,
+		.nr_fields = nr_engine_fields,
+		.get_fn = "retire_query_engine",
+		.set_fn = "retire_configure_engine",
+		.get = engine_get,
+		.set = engine_set,
+	};
 	struct retire_sim_config cfg;
+	struct assignment *as;
 	struct retire_nl *nl;
-	int json = 0, ret, nr, a;
+	int json = 0, ret, nr;
 
 	ret = parse_common(argc, argv, &json);
 	if (ret >= 0)
@@ -517,46 +584,19 @@ static int cmd_engine(const char *dev, int argc, char **argv)
 					 argv[optind + 1]);
 		return engine_reset(dev, json);
 	}
-	if (nr) {
-		as = calloc(nr, sizeof(*as));
-		if (!as)
-			return lib_fail("calloc", -ENOMEM);
-		ret = parse_assignments("engine", nr, argv + optind,
-					engine_fields,
-					nr_engine_fields, as);
-		if (ret >= 0)
-			goto out_free;
-	}
+	ret = parse_settings(&s, nr, argv + optind, &as);
+	if (ret >= 0)
+		return ret;
 
 	ret = retire_open_netlink(&nl);
 	if (ret) {
 		ret = lib_fail("retire_open_netlink", ret);
 		goto out_free;
 	}
-	ret = retire_query_engine(nl, &cfg);
-	if (ret) {
-		ret = lib_fail("retire_query_engine", ret);
-		goto out;
-	}
-	if (nr) {
-		for (a = 0; a < nr; a++)
-			field_set(&cfg, as[a].field, as[a].value);
-		ret = retire_configure_engine(nl, &cfg);
-		if (ret) {
-			ret = lib_fail("retire_configure_engine", ret);
-			goto out;
-		}
-		/* what the module holds now */
-		ret = retire_query_engine(nl, &cfg);
-		if (ret) {
-			ret = lib_fail("retire_query_engine", ret);
-			goto out;
-		}
-	}
-	print_engine(&cfg, json);
-	ret = RETIRECTL_EXIT_OK;
-out:
+	ret = get_modify_set(&s, nl, &cfg, as, nr);
 	retire_close_netlink(nl);
+	if (!ret)
+		print_engine(&cfg, json);
 out_free:
 	free(as);
 	return ret;
