@@ -469,6 +469,24 @@ static int retire_nl_request(struct retire_nl *nl, __u8 cmd, int flags,
 	return ret ? ret : r.ret;
 }
 
+/*
+ * A do-request of @cmd whose one reply @parse reads into @out (@size
+ * bytes): all zeros before, and again if anything fails.
+ */
+static int retire_nl_query(struct retire_nl *nl, __u8 cmd, int maxtype,
+			   const struct nla_policy *policy,
+			   int (*parse)(struct nlattr **tb, void *arg),
+			   void *out, size_t size)
+{
+	int ret;
+
+	memset(out, 0, size);
+	ret = retire_nl_request(nl, cmd, 0, maxtype, policy, parse, out);
+	if (ret)
+		memset(out, 0, size);
+	return ret;
+}
+
 /* ---- info-get ------------------------------------------------------------ */
 
 static int retire_nl_parse_info(struct nlattr **tb, void *arg)
@@ -484,16 +502,11 @@ static int retire_nl_parse_info(struct nlattr **tb, void *arg)
 
 int retire_query_info(struct retire_nl *nl, struct retire_info *info)
 {
-	int ret;
-
 	if (!nl || !info)
 		return -EINVAL;
-	memset(info, 0, sizeof(*info));
-	ret = retire_nl_request(nl, RETIRE_CMD_INFO_GET, 0, RETIRE_A_INFO_MAX,
-				retire_info_policy, retire_nl_parse_info, info);
-	if (ret)
-		memset(info, 0, sizeof(*info));
-	return ret;
+	return retire_nl_query(nl, RETIRE_CMD_INFO_GET, RETIRE_A_INFO_MAX,
+			       retire_info_policy, retire_nl_parse_info, info,
+			       sizeof(*info));
 }
 
 /* ---- stats-get ----------------------------------------------------------- */
@@ -534,17 +547,12 @@ static int retire_nl_parse_module_stats(struct nlattr **tb, void *arg)
 
 int retire_query_stats(struct retire_nl *nl, struct retire_stats *stats)
 {
-	int ret;
-
 	if (!nl || !stats)
 		return -EINVAL;
-	memset(stats, 0, sizeof(*stats));
-	ret = retire_nl_request(nl, RETIRE_CMD_STATS_GET, 0,
-				RETIRE_A_STATS_MAX, retire_stats_policy,
-				retire_nl_parse_module_stats, stats);
-	if (ret)
-		memset(stats, 0, sizeof(*stats));
-	return ret;
+	return retire_nl_query(nl, RETIRE_CMD_STATS_GET, RETIRE_A_STATS_MAX,
+			       retire_stats_policy,
+			       retire_nl_parse_module_stats, stats,
+			       sizeof(*stats));
 }
 
 struct retire_nl_dump_arg {
@@ -604,17 +612,11 @@ static int retire_nl_parse_engine(struct nlattr **tb, void *arg)
 
 int retire_query_engine(struct retire_nl *nl, struct retire_sim_config *cfg)
 {
-	int ret;
-
 	if (!nl || !cfg)
 		return -EINVAL;
-	memset(cfg, 0, sizeof(*cfg));
-	ret = retire_nl_request(nl, RETIRE_CMD_ENGINE_GET, 0,
-				RETIRE_A_ENGINE_MAX, retire_engine_policy,
-				retire_nl_parse_engine, cfg);
-	if (ret)
-		memset(cfg, 0, sizeof(*cfg));
-	return ret;
+	return retire_nl_query(nl, RETIRE_CMD_ENGINE_GET, RETIRE_A_ENGINE_MAX,
+			       retire_engine_policy, retire_nl_parse_engine,
+			       cfg, sizeof(*cfg));
 }
 
 int retire_configure_engine(struct retire_nl *nl,
