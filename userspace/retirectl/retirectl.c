@@ -2,10 +2,10 @@
 /*
  * retirectl: inspect and drive the retire module from the command line.
  *
- * Every command reads what it needs first and prints afterwards, so that a
- * failure prints nothing on standard output: only "retirectl: <library
- * function>: <strerror> (<ENAME>)" on standard error. Exit status:
- * RETIRECTL_EXIT_*.
+ * Every command reads what it needs first and prints afterwards (with
+ * print.c's printers), so that a failure prints nothing on standard
+ * output: only "retirectl: <library function>: <strerror> (<ENAME>)" on
+ * standard error. Exit status: RETIRECTL_EXIT_*.
  */
 #include <ctype.h>
 #include <errno.h>
