@@ -295,6 +295,19 @@ else
 	fail "it left what was there before and nothing else"
 fi
 
+# --- make clean ------------------------------------------------------------
+# in a copy of userspace/: it removes what make made, and no file of the
+# tree (its lib/libretire.pc* once took the .pc.in template too)
+copy=$tmp/clean
+mkdir "$copy"
+cp -a userspace uapi "$copy"/
+make -s -C "$copy/userspace" clean >"$log" 2>&1 || fail "make -C userspace clean"
+gone=$(git ls-files userspace | while read -r f; do
+	[ -e "$copy/$f" ] || echo "$f"
+done)
+check "make -C userspace clean removes no file of the tree${gone:+ (removed: ${gone//$'\n'/ })}" \
+	test -z "$gone"
+
 echo
 if [ "$failed" = 0 ]; then
 	echo "install-test: all passed"
