@@ -20,7 +20,7 @@ PKGS=(
 	# the VM runner
 	qemu-system-x86 busybox-static
 	# userspace
-	pkg-config libnl-3-dev libnl-genl-3-dev liburing-dev man-db
+	pkg-config libnl-3-dev libnl-genl-3-dev libjson-c-dev liburing-dev man-db
 )
 
 missing=()

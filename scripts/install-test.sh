@@ -154,6 +154,10 @@ soname=$(objdump -p "$so" | awk '$1 == "SONAME" { print $2 }')
 check "SONAME is libretire.so.1 (objdump -p: ${soname:-none})" \
 	test "$soname" = libretire.so.1
 
+# JSON is retirectl's business: the library does not link json-c
+check "libretire.so.1 does not need json-c" \
+	sh -c "! readelf -d '$so' | grep -q 'libjson-c'"
+
 # every defined dynamic symbol: NAME@@VERSION (the default version)
 dynsyms=$(readelf --dyn-syms -W "$so" |
 	awk '$7 != "UND" && $4 == "FUNC" { print $8 }' | sort)
@@ -197,6 +201,8 @@ slibs=$(pkg-config --static --libs libretire) ||
 echo "     cflags: $cflags"
 echo "     libs: $libs"
 echo "     static libs: $slibs"
+check "  none of them names json-c" \
+	test -z "$(grep -o json <<<"$cflags $libs $slibs")"
 
 prog=userspace/tests/pkgconfig_check.c
 CC=${CC:-cc}
@@ -258,6 +264,8 @@ ctl=$root/bin/retirectl
 dyn=$(readelf -d "$ctl" 2>/dev/null)
 check "the installed retirectl has no RUNPATH or RPATH" \
 	test -n "$dyn" -a -z "$(grep -E '\((RUNPATH|RPATH)\)' <<<"$dyn")"
+check "  it needs json-c (its -j output)" \
+	grep -qF 'Shared library: [libjson-c.so' <<<"$dyn"
 check "  (the in-tree one keeps \$ORIGIN/../lib)" \
 	grep -qF "runpath: [\$ORIGIN/../lib]" <<<"$(readelf -d "$stage/userspace/retirectl/retirectl")"
 resolved=$(LD_LIBRARY_PATH=$lib ldd "$ctl" | awk '$1 == "libretire.so.1" { print $3 }')
@@ -286,6 +294,19 @@ else
 	diff <(echo "$theirs") <(echo "$left") | sed 's/^/     /'
 	fail "it left what was there before and nothing else"
 fi
+
+# --- make clean ------------------------------------------------------------
+# in a copy of userspace/: it removes what make made, and no file of the
+# tree (its lib/libretire.pc* once took the .pc.in template too)
+copy=$tmp/clean
+mkdir "$copy"
+cp -a userspace uapi "$copy"/
+make -s -C "$copy/userspace" clean >"$log" 2>&1 || fail "make -C userspace clean"
+gone=$(git ls-files userspace | while read -r f; do
+	[ -e "$copy/$f" ] || echo "$f"
+done)
+check "make -C userspace clean removes no file of the tree${gone:+ (removed: ${gone//$'\n'/ })}" \
+	test -z "$gone"
 
 echo
 if [ "$failed" = 0 ]; then

@@ -77,11 +77,104 @@ static int retire_nl_errno(int nlerr)
 
 /* ---- attributes ---------------------------------------------------------- */
 
-/* a "uint": 4 or 8 bytes on the wire */
+/*
+ * What the library reads of each attribute set. genlmsg_parse() refuses a
+ * known attribute shorter than its type (minlen) or longer than .maxlen, so
+ * every fixed-size attribute has exactly its size; a "uint" may be 4 or 8
+ * bytes (libnl has no NLA_UINT), which retire_nla_uint() then insists on.
+ * Attributes the policy leaves NLA_UNSPEC, and types above its maximum,
+ * are skipped.
+ */
+#define RETIRE_NLA_U32	{ .type = NLA_U32, .maxlen = sizeof(__u32) }
+#define RETIRE_NLA_U64	{ .type = NLA_U64, .maxlen = sizeof(__u64) }
+#define RETIRE_NLA_UINT	{ .minlen = sizeof(__u32), .maxlen = sizeof(__u64) }
+
+static const struct nla_policy retire_info_policy[RETIRE_A_INFO_MAX + 1] = {
+	[RETIRE_A_INFO_ABI_VERSION]	= RETIRE_NLA_U32,
+	[RETIRE_A_INFO_FEATURES]	= RETIRE_NLA_U64,
+};
+
+/* the context's id and owner (in a dump), then every counter a "uint" */
+static const struct nla_policy retire_stats_policy[RETIRE_A_STATS_MAX + 1] = {
+	[RETIRE_A_STATS_CTX_ID]	= RETIRE_NLA_UINT,
+	[RETIRE_A_STATS_PID]	= RETIRE_NLA_U32,
+	[RETIRE_A_STATS_ADMITTED ... RETIRE_A_STATS_DEVICE_OUTSTANDING] =
+		RETIRE_NLA_UINT,
+};
+
+static const struct nla_policy retire_stale_policy[RETIRE_A_STALE_MAX + 1] = {
+	[RETIRE_A_STALE_CTX_ID]		= RETIRE_NLA_UINT,
+	[RETIRE_A_STALE_PID]		= RETIRE_NLA_U32,
+	[RETIRE_A_STALE_ENGINE]		= RETIRE_NLA_UINT,
+	[RETIRE_A_STALE_CANCEL]		= RETIRE_NLA_UINT,
+	[RETIRE_A_STALE_TOKEN]		= RETIRE_NLA_UINT,
+	[RETIRE_A_STALE_USER]		= RETIRE_NLA_UINT,
+	[RETIRE_A_STALE_PUBLISHED]	= RETIRE_NLA_UINT,
+};
+
+static const struct nla_policy retire_health_policy[RETIRE_A_HEALTH_MAX + 1] = {
+	[RETIRE_A_HEALTH_EVENT]			= RETIRE_NLA_U32,
+	[RETIRE_A_HEALTH_CTX_ID]		= RETIRE_NLA_UINT,
+	[RETIRE_A_HEALTH_PID]			= RETIRE_NLA_U32,
+	[RETIRE_A_HEALTH_QUARANTINED_NOW]	= RETIRE_NLA_UINT,
+};
+
+/* each knob's attribute and where it lives in struct retire_sim_config */
+#define RETIRE_ENGINE_ATTRS(X)						\
+	X(RETIRE_A_ENGINE_FLAGS, flags, NLA_U32)			\
+	X(RETIRE_A_ENGINE_LATENCY_NS, latency_ns, NLA_U64)		\
+	X(RETIRE_A_ENGINE_TICK_NS, tick_ns, NLA_U64)			\
+	X(RETIRE_A_ENGINE_BYTES_PER_TICK, bytes_per_tick, NLA_U64)	\
+	X(RETIRE_A_ENGINE_FAIL_EVERY, fail_every, NLA_U32)		\
+	X(RETIRE_A_ENGINE_FAIL_SUBMIT_EVERY, fail_submit_every, NLA_U32) \
+	X(RETIRE_A_ENGINE_SEED, seed, NLA_U64)				\
+	X(RETIRE_A_ENGINE_RATE_BPS, rate_bps, NLA_U64)			\
+	X(RETIRE_A_ENGINE_BURST_BYTES, burst_bytes, NLA_U64)		\
+	X(RETIRE_A_ENGINE_FINISH_NS, finish_ns, NLA_U64)
+
+#define RETIRE_ENGINE_FIELD_SIZE(field)					\
+	sizeof(((struct retire_sim_config *)0)->field)
+
+/* .maxlen the field's size: a type that does not match it refuses all */
+#define RETIRE_ENGINE_POLICY(attr, field, nla_type)			\
+	[attr] = { .type = nla_type,					\
+		   .maxlen = RETIRE_ENGINE_FIELD_SIZE(field) },
+
+static const struct nla_policy retire_engine_policy[RETIRE_A_ENGINE_MAX + 1] = {
+	RETIRE_ENGINE_ATTRS(RETIRE_ENGINE_POLICY)
+};
+
+static const struct {
+	int type;
+	size_t offset;
+	size_t size;
+} retire_nl_engine_attrs[] = {
+#define RETIRE_ENGINE_ATTR(attr, field, nla_type)			\
+	{ attr, offsetof(struct retire_sim_config, field),		\
+	  RETIRE_ENGINE_FIELD_SIZE(field) },
+	RETIRE_ENGINE_ATTRS(RETIRE_ENGINE_ATTR)
+#undef RETIRE_ENGINE_ATTR
+};
+
+#define RETIRE_NL_ENGINE_NR \
+	(sizeof(retire_nl_engine_attrs) / sizeof(retire_nl_engine_attrs[0]))
+
+/* the largest attribute set a reply is parsed into */
+#define RETIRE_NL_MAXTYPE	RETIRE_A_STATS_MAX
+
+_Static_assert((int)RETIRE_A_INFO_MAX <= (int)RETIRE_NL_MAXTYPE &&
+	       (int)RETIRE_A_ENGINE_MAX <= (int)RETIRE_NL_MAXTYPE &&
+	       (int)RETIRE_A_STALE_MAX <= (int)RETIRE_NL_MAXTYPE &&
+	       (int)RETIRE_A_HEALTH_MAX <= (int)RETIRE_NL_MAXTYPE,
+	       "every attribute set fits a RETIRE_NL_MAXTYPE table");
+
+/* a "uint" attribute, if present; absent leaves *@v */
 static int retire_nla_uint(const struct nlattr *a, __u64 *v)
 {
 	__u32 v32;
 
+	if (!a)
+		return 0;
 	switch (nla_len(a)) {
 	case sizeof(__u32):
 		memcpy(&v32, nla_data(a), sizeof(v32));
@@ -95,20 +188,11 @@ static int retire_nla_uint(const struct nlattr *a, __u64 *v)
 	}
 }
 
-static int retire_nla_u32(const struct nlattr *a, __u32 *v)
+/* a u32 attribute the policy checked, if present */
+static void retire_nla_u32(const struct nlattr *a, __u32 *v)
 {
-	if (nla_len(a) != sizeof(*v))
-		return -EPROTO;
-	memcpy(v, nla_data(a), sizeof(*v));
-	return 0;
-}
-
-static int retire_nla_u64(const struct nlattr *a, __u64 *v)
-{
-	if (nla_len(a) != sizeof(*v))
-		return -EPROTO;
-	memcpy(v, nla_data(a), sizeof(*v));
-	return 0;
+	if (a)
+		*v = nla_get_u32(a);
 }
 
 /*
@@ -123,10 +207,12 @@ static struct genlmsghdr *retire_genl_hdr(struct nlmsghdr *nlh, int family)
 	return nlmsg_data(nlh);
 }
 
-#define retire_for_each_attr(a, gnlh, nlh, rem)				\
-	nla_for_each_attr(a, genlmsg_attrdata(gnlh, 0),			\
-			  (int)(nlh)->nlmsg_len - NLMSG_HDRLEN - GENL_HDRLEN, \
-			  rem)
+/* @nlh's attributes into @tb by @policy: 0, or -EPROTO if one is malformed */
+static int retire_genl_parse(struct nlmsghdr *nlh, struct nlattr **tb,
+			     int maxtype, const struct nla_policy *policy)
+{
+	return genlmsg_parse(nlh, 0, tb, maxtype, policy) < 0 ? -EPROTO : 0;
+}
 
 /* ---- one request and its replies ---------------------------------------- */
 
@@ -316,177 +402,181 @@ int retire_get_family_id(const struct retire_nl *nl)
 	return nl ? nl->family : -EINVAL;
 }
 
-/* ---- info-get ------------------------------------------------------------ */
+/* ---- requests ------------------------------------------------------------ */
 
-struct retire_nl_info_arg {
+/*
+ * A request's replies: each message of @cmd is parsed by @policy and handed
+ * to @parse, until @parse returns non-zero (a malformed reply, or a dump
+ * callback's stop), after which the rest are drained unread.
+ */
+struct retire_nl_reply {
 	int family;
-	struct retire_info *info;
-	int seen;
+	__u8 cmd;
+	int maxtype;
+	const struct nla_policy *policy;
+	int (*parse)(struct nlattr **tb, void *arg);
+	void *arg;
+	int dump;	/* many replies; else the first is the one */
+	int seen;	/* replies handed to @parse */
+	int ret;	/* @parse's first non-zero return */
 };
 
-static int retire_nl_info_cb(struct nl_msg *msg, void *data)
+static int retire_nl_reply_cb(struct nl_msg *msg, void *data)
 {
-	struct retire_nl_info_arg *arg = data;
+	struct retire_nl_reply *r = data;
 	struct nlmsghdr *nlh = nlmsg_hdr(msg);
-	struct genlmsghdr *gnlh = retire_genl_hdr(nlh, arg->family);
-	__u32 abi_version = 0;
-	__u64 features = 0;
-	int have_abi = 0, have_features = 0, rem;
-	struct nlattr *a;
+	struct genlmsghdr *gnlh = retire_genl_hdr(nlh, r->family);
+	struct nlattr *tb[RETIRE_NL_MAXTYPE + 1];
 
-	if (!gnlh || gnlh->cmd != RETIRE_CMD_INFO_GET)
+	if (!gnlh || gnlh->cmd != r->cmd || r->ret || (r->seen && !r->dump))
 		return NL_OK;
-	retire_for_each_attr(a, gnlh, nlh, rem) {
-		switch (nla_type(a)) {
-		case RETIRE_A_INFO_ABI_VERSION:
-			if (retire_nla_u32(a, &abi_version))
-				return NL_OK;
-			have_abi = 1;
-			break;
-		case RETIRE_A_INFO_FEATURES:
-			if (retire_nla_u64(a, &features))
-				return NL_OK;
-			have_features = 1;
-			break;
-		}
-	}
-	if (!have_abi || !have_features)
-		return NL_OK;
-	arg->info->abi_version = abi_version;
-	arg->info->features = features;
-	arg->seen = 1;
+	r->seen++;
+	r->ret = retire_genl_parse(nlh, tb, r->maxtype, r->policy);
+	if (!r->ret)
+		r->ret = r->parse(tb, r->arg);
 	return NL_OK;
+}
+
+/*
+ * Request @cmd (NLM_F_DUMP in @flags for a dump) and hand each reply's
+ * attributes to @parse. 0 or -errno: the kernel's error, or -EPROTO if a
+ * do-request got no reply; else @parse's first non-zero return.
+ */
+static int retire_nl_request(struct retire_nl *nl, __u8 cmd, int flags,
+			     int maxtype, const struct nla_policy *policy,
+			     int (*parse)(struct nlattr **tb, void *arg),
+			     void *arg)
+{
+	struct retire_nl_reply r = {
+		.family = nl->family,
+		.cmd = cmd,
+		.maxtype = maxtype,
+		.policy = policy,
+		.parse = parse,
+		.arg = arg,
+		.dump = !!(flags & NLM_F_DUMP),
+	};
+	struct nl_msg *msg;
+	int ret;
+
+	msg = retire_nl_msg(nl, cmd, flags);
+	if (!msg)
+		return -ENOMEM;
+	ret = retire_nl_exchange(nl, msg, retire_nl_reply_cb, &r);
+	nlmsg_free(msg);
+	if (!ret && !r.dump && !r.seen)
+		ret = -EPROTO;
+	return ret ? ret : r.ret;
+}
+
+/*
+ * A do-request of @cmd whose one reply @parse reads into @out (@size
+ * bytes): all zeros before, and again if anything fails.
+ */
+static int retire_nl_query(struct retire_nl *nl, __u8 cmd, int maxtype,
+			   const struct nla_policy *policy,
+			   int (*parse)(struct nlattr **tb, void *arg),
+			   void *out, size_t size)
+{
+	int ret;
+
+	memset(out, 0, size);
+	ret = retire_nl_request(nl, cmd, 0, maxtype, policy, parse, out);
+	if (ret)
+		memset(out, 0, size);
+	return ret;
+}
+
+/* ---- info-get ------------------------------------------------------------ */
+
+static int retire_nl_parse_info(struct nlattr **tb, void *arg)
+{
+	struct retire_info *info = arg;
+
+	if (!tb[RETIRE_A_INFO_ABI_VERSION] || !tb[RETIRE_A_INFO_FEATURES])
+		return -EPROTO;
+	info->abi_version = nla_get_u32(tb[RETIRE_A_INFO_ABI_VERSION]);
+	info->features = nla_get_u64(tb[RETIRE_A_INFO_FEATURES]);
+	return 0;
 }
 
 int retire_query_info(struct retire_nl *nl, struct retire_info *info)
 {
-	struct retire_nl_info_arg arg = { .info = info };
-	struct nl_msg *msg;
-	int ret;
-
 	if (!nl || !info)
 		return -EINVAL;
-	memset(info, 0, sizeof(*info));
-	arg.family = nl->family;
-
-	msg = retire_nl_msg(nl, RETIRE_CMD_INFO_GET, 0);
-	if (!msg)
-		return -ENOMEM;
-	ret = retire_nl_exchange(nl, msg, retire_nl_info_cb, &arg);
-	nlmsg_free(msg);
-	if (!ret && !arg.seen)
-		ret = -EPROTO;
-	return ret;
+	return retire_nl_query(nl, RETIRE_CMD_INFO_GET, RETIRE_A_INFO_MAX,
+			       retire_info_policy, retire_nl_parse_info, info,
+			       sizeof(*info));
 }
 
 /* ---- stats-get ----------------------------------------------------------- */
 
 /* a stats message: its counters, and its context's id and owner (dump) */
-static int retire_nl_parse_stats(struct nlmsghdr *nlh, struct genlmsghdr *gnlh,
-				 struct retire_stats *st, __u64 *ctx_id,
-				 __u32 *pid)
-{
-	__u64 *counters = (__u64 *)(void *)st;
-	struct nlattr *a;
-	int rem, type;
+struct retire_nl_stats {
+	struct retire_stats stats;
+	__u64 ctx_id;
+	__u32 pid;
+};
 
-	memset(st, 0, sizeof(*st));
-	*ctx_id = 0;
-	*pid = 0;
-	retire_for_each_attr(a, gnlh, nlh, rem) {
-		type = nla_type(a);
-		if (type == RETIRE_A_STATS_CTX_ID) {
-			if (retire_nla_uint(a, ctx_id))
-				return -EPROTO;
-		} else if (type == RETIRE_A_STATS_PID) {
-			if (retire_nla_u32(a, pid))
-				return -EPROTO;
-		} else if (type >= RETIRE_A_STATS_ADMITTED &&
-			   type < RETIRE_A_STATS_ADMITTED + RETIRE_NL_STATS_NR) {
-			if (retire_nla_uint(a, &counters[type -
-						 RETIRE_A_STATS_ADMITTED]))
-				return -EPROTO;
-		}
-		/* pad, and attributes of later versions: skipped */
-	}
+static int retire_nl_parse_stats(struct nlattr **tb, struct retire_nl_stats *s)
+{
+	__u64 *counters = (__u64 *)(void *)&s->stats;
+	unsigned int i;
+
+	memset(s, 0, sizeof(*s));
+	if (retire_nla_uint(tb[RETIRE_A_STATS_CTX_ID], &s->ctx_id))
+		return -EPROTO;
+	retire_nla_u32(tb[RETIRE_A_STATS_PID], &s->pid);
+	for (i = 0; i < RETIRE_NL_STATS_NR; i++)
+		if (retire_nla_uint(tb[RETIRE_A_STATS_ADMITTED + i],
+				    &counters[i]))
+			return -EPROTO;
 	return 0;
 }
 
-struct retire_nl_stats_arg {
-	int family;
-	struct retire_stats *stats;
-	int seen;
-	int err;
-};
-
-static int retire_nl_stats_cb(struct nl_msg *msg, void *data)
+static int retire_nl_parse_module_stats(struct nlattr **tb, void *arg)
 {
-	struct retire_nl_stats_arg *arg = data;
-	struct nlmsghdr *nlh = nlmsg_hdr(msg);
-	struct genlmsghdr *gnlh = retire_genl_hdr(nlh, arg->family);
-	__u64 ctx_id;
-	__u32 pid;
+	struct retire_nl_stats s;
+	int ret;
 
-	if (!gnlh || gnlh->cmd != RETIRE_CMD_STATS_GET || arg->seen)
-		return NL_OK;
-	arg->err = retire_nl_parse_stats(nlh, gnlh, arg->stats, &ctx_id, &pid);
-	arg->seen = 1;
-	return NL_OK;
+	ret = retire_nl_parse_stats(tb, &s);
+	if (!ret)
+		*(struct retire_stats *)arg = s.stats;
+	return ret;
 }
 
 int retire_query_stats(struct retire_nl *nl, struct retire_stats *stats)
 {
-	struct retire_nl_stats_arg arg = { .stats = stats };
-	struct nl_msg *msg;
-	int ret;
-
 	if (!nl || !stats)
 		return -EINVAL;
-	memset(stats, 0, sizeof(*stats));
-	arg.family = nl->family;
-
-	msg = retire_nl_msg(nl, RETIRE_CMD_STATS_GET, 0);
-	if (!msg)
-		return -ENOMEM;
-	ret = retire_nl_exchange(nl, msg, retire_nl_stats_cb, &arg);
-	nlmsg_free(msg);
-	if (!ret)
-		ret = !arg.seen ? -EPROTO : arg.err;
-	if (ret)
-		memset(stats, 0, sizeof(*stats));
-	return ret;
+	return retire_nl_query(nl, RETIRE_CMD_STATS_GET, RETIRE_A_STATS_MAX,
+			       retire_stats_policy,
+			       retire_nl_parse_module_stats, stats,
+			       sizeof(*stats));
 }
 
 struct retire_nl_dump_arg {
-	int family;
 	retire_ctx_stats_fn fn;
 	void *arg;
 	int stop;	/* fn's non-zero return: no more calls */
-	int err;	/* a malformed message: no more calls */
-	struct retire_stats stats;
+	struct retire_nl_stats s;
 };
 
-static int retire_nl_dump_cb(struct nl_msg *msg, void *data)
+static int retire_nl_parse_ctx_stats(struct nlattr **tb, void *arg)
 {
-	struct retire_nl_dump_arg *d = data;
-	struct nlmsghdr *nlh = nlmsg_hdr(msg);
-	struct genlmsghdr *gnlh = retire_genl_hdr(nlh, d->family);
-	__u64 ctx_id;
-	__u32 pid;
+	struct retire_nl_dump_arg *d = arg;
+	int ret;
 
-	/* after a stop, drain the rest of the dump without looking at it */
-	if (!gnlh || gnlh->cmd != RETIRE_CMD_STATS_GET || d->stop || d->err)
-		return NL_OK;
-	d->err = retire_nl_parse_stats(nlh, gnlh, &d->stats, &ctx_id, &pid);
-	if (!d->err)
-		d->stop = d->fn(ctx_id, pid, &d->stats, d->arg);
-	return NL_OK;
+	ret = retire_nl_parse_stats(tb, &d->s);
+	if (ret)
+		return ret;
+	d->stop = d->fn(d->s.ctx_id, d->s.pid, &d->s.stats, d->arg);
+	return d->stop;
 }
 
 int retire_dump_stats(struct retire_nl *nl, retire_ctx_stats_fn fn, void *arg)
 {
 	struct retire_nl_dump_arg *d;
-	struct nl_msg *msg;
 	int ret;
 
 	if (!nl || !fn)
@@ -494,108 +584,39 @@ int retire_dump_stats(struct retire_nl *nl, retire_ctx_stats_fn fn, void *arg)
 	d = calloc(1, sizeof(*d));
 	if (!d)
 		return -ENOMEM;
-	d->family = nl->family;
 	d->fn = fn;
 	d->arg = arg;
-
-	msg = retire_nl_msg(nl, RETIRE_CMD_STATS_GET, NLM_F_DUMP);
-	if (!msg) {
-		free(d);
-		return -ENOMEM;
-	}
-	ret = retire_nl_exchange(nl, msg, retire_nl_dump_cb, d);
-	nlmsg_free(msg);
+	ret = retire_nl_request(nl, RETIRE_CMD_STATS_GET, NLM_F_DUMP,
+				RETIRE_A_STATS_MAX, retire_stats_policy,
+				retire_nl_parse_ctx_stats, d);
+	/* a stop is the caller's answer, whatever the rest of the dump did */
 	if (d->stop)
 		ret = d->stop;
-	else if (!ret)
-		ret = d->err;
 	free(d);
 	return ret;
 }
 
 /* ---- engine-get, engine-set ---------------------------------------------- */
 
-static const struct {
-	int type;
-	size_t offset;
-	size_t size;
-} retire_nl_engine_attrs[] = {
-#define RETIRE_ENGINE_ATTR(type, field)					\
-	{ type, offsetof(struct retire_sim_config, field),		\
-	  sizeof(((struct retire_sim_config *)0)->field) }
-	RETIRE_ENGINE_ATTR(RETIRE_A_ENGINE_FLAGS, flags),
-	RETIRE_ENGINE_ATTR(RETIRE_A_ENGINE_LATENCY_NS, latency_ns),
-	RETIRE_ENGINE_ATTR(RETIRE_A_ENGINE_TICK_NS, tick_ns),
-	RETIRE_ENGINE_ATTR(RETIRE_A_ENGINE_BYTES_PER_TICK, bytes_per_tick),
-	RETIRE_ENGINE_ATTR(RETIRE_A_ENGINE_FAIL_EVERY, fail_every),
-	RETIRE_ENGINE_ATTR(RETIRE_A_ENGINE_FAIL_SUBMIT_EVERY,
-			   fail_submit_every),
-	RETIRE_ENGINE_ATTR(RETIRE_A_ENGINE_SEED, seed),
-	RETIRE_ENGINE_ATTR(RETIRE_A_ENGINE_RATE_BPS, rate_bps),
-	RETIRE_ENGINE_ATTR(RETIRE_A_ENGINE_BURST_BYTES, burst_bytes),
-	RETIRE_ENGINE_ATTR(RETIRE_A_ENGINE_FINISH_NS, finish_ns),
-#undef RETIRE_ENGINE_ATTR
-};
-
-#define RETIRE_NL_ENGINE_NR \
-	(sizeof(retire_nl_engine_attrs) / sizeof(retire_nl_engine_attrs[0]))
-
-struct retire_nl_engine_arg {
-	int family;
-	struct retire_sim_config *cfg;
-	int seen;
-	int err;
-};
-
-static int retire_nl_engine_cb(struct nl_msg *msg, void *data)
+static int retire_nl_parse_engine(struct nlattr **tb, void *arg)
 {
-	struct retire_nl_engine_arg *arg = data;
-	struct nlmsghdr *nlh = nlmsg_hdr(msg);
-	struct genlmsghdr *gnlh = retire_genl_hdr(nlh, arg->family);
-	struct nlattr *a;
 	unsigned int i;
-	int rem;
 
-	if (!gnlh || gnlh->cmd != RETIRE_CMD_ENGINE_GET || arg->seen)
-		return NL_OK;
-	arg->seen = 1;
-	retire_for_each_attr(a, gnlh, nlh, rem) {
-		for (i = 0; i < RETIRE_NL_ENGINE_NR; i++)
-			if (nla_type(a) == retire_nl_engine_attrs[i].type)
-				break;
-		if (i == RETIRE_NL_ENGINE_NR)
-			continue;
-		if ((size_t)nla_len(a) != retire_nl_engine_attrs[i].size) {
-			arg->err = -EPROTO;
-			break;
-		}
-		memcpy((char *)arg->cfg + retire_nl_engine_attrs[i].offset,
-		       nla_data(a), retire_nl_engine_attrs[i].size);
-	}
-	return NL_OK;
+	for (i = 0; i < RETIRE_NL_ENGINE_NR; i++)
+		if (tb[retire_nl_engine_attrs[i].type])
+			memcpy((char *)arg + retire_nl_engine_attrs[i].offset,
+			       nla_data(tb[retire_nl_engine_attrs[i].type]),
+			       retire_nl_engine_attrs[i].size);
+	return 0;
 }
 
 int retire_query_engine(struct retire_nl *nl, struct retire_sim_config *cfg)
 {
-	struct retire_nl_engine_arg arg = { .cfg = cfg };
-	struct nl_msg *msg;
-	int ret;
-
 	if (!nl || !cfg)
 		return -EINVAL;
-	memset(cfg, 0, sizeof(*cfg));
-	arg.family = nl->family;
-
-	msg = retire_nl_msg(nl, RETIRE_CMD_ENGINE_GET, 0);
-	if (!msg)
-		return -ENOMEM;
-	ret = retire_nl_exchange(nl, msg, retire_nl_engine_cb, &arg);
-	nlmsg_free(msg);
-	if (!ret)
-		ret = !arg.seen ? -EPROTO : arg.err;
-	if (ret)
-		memset(cfg, 0, sizeof(*cfg));
-	return ret;
+	return retire_nl_query(nl, RETIRE_CMD_ENGINE_GET, RETIRE_A_ENGINE_MAX,
+			       retire_engine_policy, retire_nl_parse_engine,
+			       cfg, sizeof(*cfg));
 }
 
 int retire_configure_engine(struct retire_nl *nl,
@@ -791,65 +812,79 @@ static int retire_monitor_recv(struct retire_monitor *m)
 	return 1;
 }
 
+/*
+ * The attributes of a notification, each with the field of struct
+ * retire_event it fills: a __u64 from a "uint", or a __u32.
+ */
+struct retire_event_attr {
+	int type;
+	size_t offset;
+	int is_uint;
+};
+
+#define RETIRE_EVENT_UINT(attr, field) \
+	{ attr, offsetof(struct retire_event, field), 1 }
+#define RETIRE_EVENT_U32(attr, field) \
+	{ attr, offsetof(struct retire_event, field), 0 }
+
+static const struct retire_event_attr retire_stale_attrs[] = {
+	RETIRE_EVENT_UINT(RETIRE_A_STALE_CTX_ID, ctx_id),
+	RETIRE_EVENT_U32(RETIRE_A_STALE_PID, pid),
+	RETIRE_EVENT_UINT(RETIRE_A_STALE_ENGINE, stale_engine),
+	RETIRE_EVENT_UINT(RETIRE_A_STALE_CANCEL, stale_cancel),
+	RETIRE_EVENT_UINT(RETIRE_A_STALE_TOKEN, stale_token),
+	RETIRE_EVENT_UINT(RETIRE_A_STALE_USER, stale_user),
+	RETIRE_EVENT_UINT(RETIRE_A_STALE_PUBLISHED, stale_published),
+	{ 0 }
+};
+
+static const struct retire_event_attr retire_health_attrs[] = {
+	RETIRE_EVENT_U32(RETIRE_A_HEALTH_EVENT, health_event),
+	RETIRE_EVENT_UINT(RETIRE_A_HEALTH_CTX_ID, ctx_id),
+	RETIRE_EVENT_U32(RETIRE_A_HEALTH_PID, pid),
+	RETIRE_EVENT_UINT(RETIRE_A_HEALTH_QUARANTINED_NOW, quarantined_now),
+	{ 0 }
+};
+
 /* @nlh as an event: 1 if stored in *ev, 0 if not one, -EPROTO if malformed */
 static int retire_monitor_decode(const struct retire_monitor *m,
 				 struct nlmsghdr *nlh, struct retire_event *ev)
 {
 	struct genlmsghdr *gnlh = retire_genl_hdr(nlh, m->family);
-	struct nlattr *a;
-	int rem, ret = 0;
+	struct nlattr *tb[RETIRE_NL_MAXTYPE + 1];
+	const struct nla_policy *policy;
+	const struct retire_event_attr *e;
+	int maxtype, ret;
+	char *field;
 
 	if (!gnlh)
 		return nlh->nlmsg_type == m->family ? -EPROTO : 0;
-	if (gnlh->cmd != RETIRE_CMD_STALE_NTF &&
-	    gnlh->cmd != RETIRE_CMD_HEALTH_NTF)
+	switch (gnlh->cmd) {
+	case RETIRE_CMD_STALE_NTF:
+		maxtype = RETIRE_A_STALE_MAX;
+		policy = retire_stale_policy;
+		e = retire_stale_attrs;
+		break;
+	case RETIRE_CMD_HEALTH_NTF:
+		maxtype = RETIRE_A_HEALTH_MAX;
+		policy = retire_health_policy;
+		e = retire_health_attrs;
+		break;
+	default:
 		return 0;
+	}
+	ret = retire_genl_parse(nlh, tb, maxtype, policy);
+	if (ret)
+		return ret;
 
 	memset(ev, 0, sizeof(*ev));
 	ev->type = gnlh->cmd;
-	retire_for_each_attr(a, gnlh, nlh, rem) {
-		if (gnlh->cmd == RETIRE_CMD_STALE_NTF) {
-			switch (nla_type(a)) {
-			case RETIRE_A_STALE_CTX_ID:
-				ret = retire_nla_uint(a, &ev->ctx_id);
-				break;
-			case RETIRE_A_STALE_PID:
-				ret = retire_nla_u32(a, &ev->pid);
-				break;
-			case RETIRE_A_STALE_ENGINE:
-				ret = retire_nla_uint(a, &ev->stale_engine);
-				break;
-			case RETIRE_A_STALE_CANCEL:
-				ret = retire_nla_uint(a, &ev->stale_cancel);
-				break;
-			case RETIRE_A_STALE_TOKEN:
-				ret = retire_nla_uint(a, &ev->stale_token);
-				break;
-			case RETIRE_A_STALE_USER:
-				ret = retire_nla_uint(a, &ev->stale_user);
-				break;
-			case RETIRE_A_STALE_PUBLISHED:
-				ret = retire_nla_uint(a, &ev->stale_published);
-				break;
-			}
-		} else {
-			switch (nla_type(a)) {
-			case RETIRE_A_HEALTH_EVENT:
-				ret = retire_nla_u32(a, &ev->health_event);
-				break;
-			case RETIRE_A_HEALTH_CTX_ID:
-				ret = retire_nla_uint(a, &ev->ctx_id);
-				break;
-			case RETIRE_A_HEALTH_PID:
-				ret = retire_nla_u32(a, &ev->pid);
-				break;
-			case RETIRE_A_HEALTH_QUARANTINED_NOW:
-				ret = retire_nla_uint(a, &ev->quarantined_now);
-				break;
-			}
-		}
-		if (ret)
-			return ret;
+	for (; e->type; e++) {
+		field = (char *)ev + e->offset;
+		if (!e->is_uint)
+			retire_nla_u32(tb[e->type], (__u32 *)(void *)field);
+		else if (retire_nla_uint(tb[e->type], (__u64 *)(void *)field))
+			return -EPROTO;
 	}
 	return 1;
 }

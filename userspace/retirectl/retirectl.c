@@ -2,10 +2,10 @@
 /*
  * retirectl: inspect and drive the retire module from the command line.
  *
- * Every command reads what it needs first and prints afterwards, so that a
- * failure prints nothing on standard output: only "retirectl: <library
- * function>: <strerror> (<ENAME>)" on standard error. Exit status:
- * RETIRECTL_EXIT_*.
+ * Every command reads what it needs first and prints afterwards (with
+ * print.c's printers), so that a failure prints nothing on standard
+ * output: only "retirectl: <library function>: <strerror> (<ENAME>)" on
+ * standard error. Exit status: RETIRECTL_EXIT_*.
  */
 #include <ctype.h>
 #include <errno.h>
@@ -24,146 +24,9 @@
 #include <unistd.h>
 
 #include "libretire.h"
+#include "print.h"
 #include "retirectl.h"
 
-#define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
-
-static const char *const feature_names[] = {
-	"genl",
-	"requests",
-	"sim",
-	"admission",
-	"enter",
-	"rings",
-	"one_record",
-	"engines",
-	"edu",
-	"history",
-};
-
-_Static_assert((1ULL << ARRAY_SIZE(feature_names)) - 1 == RETIRE_FEAT_ALL,
-	       "every feature bit has a name");
-
-/* RETIRE_SIM_F_* by bit, as "engine flags=" takes and prints them */
-static const char *const sim_flag_names[] = {
-	"blocked",
-	"hang",
-	"cancel_running",
-	"violate",
-	"inline",
-};
-
-_Static_assert((1U << ARRAY_SIZE(sim_flag_names)) - 1 == RETIRE_SIM_F_ALL,
-	       "every sim engine flag has a name");
-
-/* the counters of the stats attribute set, by their struct field names */
-#define STAT(name) { #name, offsetof(struct retire_stats, name) }
-static const struct {
-	const char *name;
-	size_t offset;
-} stat_fields[] = {
-	STAT(admitted),
-	STAT(refused),
-	STAT(completed),
-	STAT(failed),
-	STAT(cancelled),
-	STAT(timed_out),
-	STAT(cancel_ok),
-	STAT(cancel_already),
-	STAT(cancel_noent),
-	STAT(stale_engine),
-	STAT(stale_cancel),
-	STAT(stale_token),
-	STAT(stale_user),
-	STAT(protocol_errors),
-	STAT(consumer_errors),
-	STAT(access_violations),
-	STAT(retired),
-	STAT(tokens_out),
-	STAT(logical_outstanding),
-	STAT(physical_outstanding),
-	STAT(owned_bytes),
-	STAT(owned_bytes_hwm),
-	STAT(pinned_bytes),
-	STAT(buffers),
-	STAT(contexts),
-	STAT(refused_unretired),
-	STAT(refused_reserved),
-	STAT(refused_waiting),
-	STAT(refused_quarantine),
-	STAT(refused_injected),
-	STAT(refused_tokens),
-	STAT(refused_pinned),
-	STAT(refused_pool),
-	STAT(refused_buffers),
-	STAT(published),
-	STAT(stale_published),
-	STAT(quarantined),
-	STAT(quarantined_now),
-	STAT(evicted),
-	STAT(pool_bytes),
-	STAT(engine_bytes),
-	STAT(device_outstanding),
-};
-#undef STAT
-
-#define NSTATS	ARRAY_SIZE(stat_fields)
-
-_Static_assert(NSTATS == RETIRE_A_STATS_DEVICE_OUTSTANDING -
-			 RETIRE_A_STATS_ADMITTED + 1,
-	       "every counter of the stats attribute set has a name");
-
-/* a field of a uapi structure that the command line reads or sets */
-struct field {
-	const char *name;
-	size_t offset;
-	size_t size;		/* 4 or 8 */
-};
-
-#define FIELD(type, name)						\
-	{ #name, offsetof(type, name), sizeof(((type *)0)->name) }
-
-static const struct field limit_fields[] = {
-	FIELD(struct retire_limits, max_unretired),
-	FIELD(struct retire_limits, max_active),
-	FIELD(struct retire_limits, max_active_per_key),
-	FIELD(struct retire_limits, max_waiting),
-	FIELD(struct retire_limits, max_tokens),
-	FIELD(struct retire_limits, max_buffers),
-	FIELD(struct retire_limits, max_reserved_bytes),
-	FIELD(struct retire_limits, max_pinned_bytes),
-	FIELD(struct retire_limits, max_pool_bytes),
-	FIELD(struct retire_limits, watchdog_ns),
-};
-
-_Static_assert(offsetof(struct retire_limits, watchdog_ns) + sizeof(__u64) ==
-	       sizeof(struct retire_limits),
-	       "every field of struct retire_limits has a name");
-
-/* flags first: it is printed and parsed apart */
-static const struct field engine_fields[] = {
-	FIELD(struct retire_sim_config, flags),
-	FIELD(struct retire_sim_config, latency_ns),
-	FIELD(struct retire_sim_config, tick_ns),
-	FIELD(struct retire_sim_config, bytes_per_tick),
-	FIELD(struct retire_sim_config, fail_every),
-	FIELD(struct retire_sim_config, fail_submit_every),
-	FIELD(struct retire_sim_config, seed),
-	FIELD(struct retire_sim_config, rate_bps),
-	FIELD(struct retire_sim_config, burst_bytes),
-	FIELD(struct retire_sim_config, finish_ns),
-};
-#undef FIELD
-
-_Static_assert(ARRAY_SIZE(engine_fields) ==
-	       RETIRE_A_ENGINE_MAX - RETIRE_A_ENGINE_FLAGS + 1,
-	       "every attribute of the engine attribute set has a name");
-
-static const char *const health_names[] = {
-	[RETIRE_HEALTH_EVENT_QUARANTINE] = "quarantine",
-	[RETIRE_HEALTH_EVENT_RESET] = "reset",
-	[RETIRE_HEALTH_EVENT_REAPED] = "reaped",
-};
 
 static void usage_names(FILE *f, const struct field *fields, size_t nr)
 {
@@ -202,12 +65,12 @@ static void usage(FILE *f)
 		"          the caps and the limits a new context starts with;\n"
 		"          with pairs, set them on a fresh context of its own\n"
 		"          (would the module accept them?); nothing persists\n");
-	usage_names(f, limit_fields, ARRAY_SIZE(limit_fields));
+	usage_names(f, limit_fields, nr_limit_fields);
 	fprintf(f,
 		"  engine [-j] [NAME=VALUE ...]\n"
 		"          the sim engine's config, over generic netlink; with\n"
 		"          pairs, change those fields (CAP_SYS_ADMIN)\n");
-	usage_names(f, engine_fields, ARRAY_SIZE(engine_fields));
+	usage_names(f, engine_fields, nr_engine_fields);
 	fprintf(f,
 		"          flags=N or a comma list of blocked, hang,\n"
 		"          cancel_running, violate, or none\n"
@@ -234,16 +97,6 @@ static void usage(FILE *f)
 		"1 a library call failed, 2 bad usage, 3 a demo invariant did\n"
 		"not hold.\n",
 		LIBRETIRE_DEFAULT_PATH);
-}
-
-int lib_fail(const char *fn, int ret)
-{
-	int err = ret < 0 ? -ret : EIO;
-	const char *name = strerrorname_np(err);
-
-	fprintf(stderr, "retirectl: %s: %s (%s)\n", fn, strerror(err),
-		name ? name : "?");
-	return RETIRECTL_EXIT_FAIL;
 }
 
 /* a bad command line: say what is wrong, then how it should be */
@@ -356,29 +209,6 @@ static int bad_value(const char *cmd, const char *arg, int err, size_t size)
 			 cmd, arg);
 }
 
-static __u64 field_get(const void *base, const struct field *f)
-{
-	__u32 v32;
-	__u64 v;
-
-	if (f->size == sizeof(v32)) {
-		memcpy(&v32, (const char *)base + f->offset, sizeof(v32));
-		return v32;
-	}
-	memcpy(&v, (const char *)base + f->offset, sizeof(v));
-	return v;
-}
-
-static void field_set(void *base, const struct field *f, __u64 v)
-{
-	__u32 v32 = (__u32)v;
-
-	if (f->size == sizeof(v32))
-		memcpy((char *)base + f->offset, &v32, sizeof(v32));
-	else
-		memcpy((char *)base + f->offset, &v, sizeof(v));
-}
-
 /* "blocked,hang", "none" or a number */
 static int parse_sim_flags(const char *s, __u64 *v)
 {
@@ -395,11 +225,11 @@ static int parse_sim_flags(const char *s, __u64 *v)
 	for (;;) {
 		comma = strchr(p, ',');
 		len = comma ? (size_t)(comma - p) : strlen(p);
-		for (i = 0; i < ARRAY_SIZE(sim_flag_names); i++)
+		for (i = 0; i < nr_sim_flag_names; i++)
 			if (strlen(sim_flag_names[i]) == len &&
 			    !strncmp(p, sim_flag_names[i], len))
 				break;
-		if (i == ARRAY_SIZE(sim_flag_names))
+		if (i == nr_sim_flag_names)
 			return -EINVAL;
 		*v |= 1ULL << i;
 		if (!comma)
@@ -463,152 +293,6 @@ static int parse_assignments(const char *cmd, int argc, char **argv,
 	return -1;
 }
 
-/* ---- JSON ----------------------------------------------------------------- */
-
-/*
- * The UTF-8 sequence at @p (not NUL): its length if well-formed (*ok set),
- * else the length of its ill-formed part to replace with one U+FFFD (*ok
- * clear): the "maximal subpart" of Unicode's chapter 3, as most decoders
- * count them.
- */
-static size_t utf8_seq(const unsigned char *p, int *ok)
-{
-	unsigned char lo = 0x80, hi = 0xbf;
-	size_t len, i;
-
-	*ok = 1;
-	if (p[0] < 0x80)
-		return 1;
-	*ok = 0;
-	if (p[0] >= 0xc2 && p[0] <= 0xdf) {
-		len = 2;
-	} else if (p[0] >= 0xe0 && p[0] <= 0xef) {
-		len = 3;
-		if (p[0] == 0xe0)
-			lo = 0xa0;	/* no overlong form */
-		if (p[0] == 0xed)
-			hi = 0x9f;	/* no surrogate */
-	} else if (p[0] >= 0xf0 && p[0] <= 0xf4) {
-		len = 4;
-		if (p[0] == 0xf0)
-			lo = 0x90;
-		if (p[0] == 0xf4)
-			hi = 0x8f;	/* nothing above U+10FFFF */
-	} else {
-		return 1;
-	}
-	if (p[1] < lo || p[1] > hi)
-		return 1;
-	/* a NUL is no continuation byte: nothing past it is read */
-	for (i = 2; i < len; i++)
-		if ((p[i] & 0xc0) != 0x80)
-			return i;
-	*ok = 1;
-	return len;
-}
-
-/*
- * @s as a JSON string: quotes, backslashes and control characters escaped;
- * what is not well-formed UTF-8 (a path may hold any byte) is printed as
- * U+FFFD, as JSON text must be UTF-8.
- */
-void json_string(const char *s)
-{
-	const unsigned char *p = (const unsigned char *)s;
-	size_t n;
-	int ok;
-
-	putchar('"');
-	while (*p) {
-		switch (*p) {
-		case '"':
-			fputs("\\\"", stdout);
-			break;
-		case '\\':
-			fputs("\\\\", stdout);
-			break;
-		case '\b':
-			fputs("\\b", stdout);
-			break;
-		case '\f':
-			fputs("\\f", stdout);
-			break;
-		case '\n':
-			fputs("\\n", stdout);
-			break;
-		case '\r':
-			fputs("\\r", stdout);
-			break;
-		case '\t':
-			fputs("\\t", stdout);
-			break;
-		default:
-			if (*p < 0x20 || *p == 0x7f) {
-				printf("\\u%04x", *p);
-				break;
-			}
-			n = utf8_seq(p, &ok);
-			if (ok)
-				fwrite(p, 1, n, stdout);
-			else
-				fputs("\\ufffd", stdout);
-			p += n;
-			continue;
-		}
-		p++;
-	}
-	putchar('"');
-}
-
-/* {"name":value,...} of @fields in @base */
-static void json_fields(const void *base, const struct field *fields,
-			size_t nr)
-{
-	size_t i;
-
-	putchar('{');
-	for (i = 0; i < nr; i++)
-		printf("%s\"%s\":%llu", i ? "," : "", fields[i].name,
-		       (unsigned long long)field_get(base, &fields[i]));
-	putchar('}');
-}
-
-/* ["name",...] of the set bits of @bits; unknown bits as "bitN" */
-static void json_bit_names(__u64 bits, const char *const *names, size_t nr)
-{
-	const char *sep = "";
-	unsigned int i;
-
-	putchar('[');
-	for (i = 0; i < 64; i++) {
-		if (!(bits & (1ULL << i)))
-			continue;
-		if (i < nr)
-			printf("%s\"%s\"", sep, names[i]);
-		else
-			printf("%s\"bit%u\"", sep, i);
-		sep = ",";
-	}
-	putchar(']');
-}
-
-/* text: "0x5 genl sim" */
-static void print_bit_names(__u64 bits, const char *const *names, size_t nr)
-{
-	unsigned int i;
-
-	printf("0x%" PRIx64, (uint64_t)bits);
-	for (i = 0; i < 64; i++) {
-		if (!(bits & (1ULL << i)))
-			continue;
-		if (i < nr)
-			printf(" %s", names[i]);
-		else
-			printf(" bit%u", i);
-	}
-	printf("\n");
-}
-
 /* ---- info ----------------------------------------------------------------- */
 
 static int read_info(const char *dev, struct retire_info *info)
@@ -624,43 +308,6 @@ static int read_info(const char *dev, struct retire_info *info)
 	if (ret)
 		return lib_fail("retire_get_info", ret);
 	return 0;
-}
-
-static void print_info(const char *path, const struct retire_info *info,
-		       int family, const struct retire_info *nlinfo, int json)
-{
-	size_t i;
-
-	if (json) {
-		printf("{\"device\":");
-		json_string(path);
-		printf(",\"abi_version\":%u,\"features\":%llu,"
-		       "\"feature_names\":", info->abi_version,
-		       (unsigned long long)info->features);
-		json_bit_names(info->features, feature_names,
-			       ARRAY_SIZE(feature_names));
-		printf(",\"caps\":");
-		json_fields(&info->caps, limit_fields,
-			    ARRAY_SIZE(limit_fields));
-		printf(",\"netlink\":{\"family_id\":%d,\"abi_version\":%u,"
-		       "\"features\":%llu}}\n", family, nlinfo->abi_version,
-		       (unsigned long long)nlinfo->features);
-		return;
-	}
-	printf("device              %s\n", path);
-	printf("abi version         %u\n", info->abi_version);
-	printf("features            ");
-	print_bit_names(info->features, feature_names,
-			ARRAY_SIZE(feature_names));
-	printf("caps per context\n");
-	for (i = 0; i < ARRAY_SIZE(limit_fields); i++)
-		printf("  %-20s%llu\n", limit_fields[i].name,
-		       (unsigned long long)field_get(&info->caps,
-						     &limit_fields[i]));
-	printf("netlink family      retire, id %d\n", family);
-	printf("netlink abi/features %u ", nlinfo->abi_version);
-	print_bit_names(nlinfo->features, feature_names,
-			ARRAY_SIZE(feature_names));
 }
 
 static int cmd_info(const char *dev, int argc, char **argv)
@@ -704,17 +351,6 @@ static int cmd_info(const char *dev, int argc, char **argv)
 
 /* ---- stats --------------------------------------------------------------- */
 
-struct ctx_stats {
-	__u64 ctx_id;
-	__u32 pid;
-	struct retire_stats stats;
-};
-
-struct ctx_list {
-	struct ctx_stats *v;
-	size_t n, cap;
-};
-
 static int collect_ctx(__u64 ctx_id, __u32 pid,
 		       const struct retire_stats *stats, void *arg)
 {
@@ -733,63 +369,6 @@ static int collect_ctx(__u64 ctx_id, __u32 pid,
 	l->v[l->n].stats = *stats;
 	l->n++;
 	return 0;
-}
-
-static __u64 stat_value(const struct retire_stats *st, size_t i)
-{
-	__u64 v;
-
-	memcpy(&v, (const char *)st + stat_fields[i].offset, sizeof(v));
-	return v;
-}
-
-static void print_stats_text(const struct retire_stats *st)
-{
-	size_t i;
-
-	for (i = 0; i < NSTATS; i++)
-		printf("  %-22s%llu\n", stat_fields[i].name,
-		       (unsigned long long)stat_value(st, i));
-}
-
-static void print_stats_json(const struct retire_stats *st)
-{
-	size_t i;
-
-	putchar('{');
-	for (i = 0; i < NSTATS; i++)
-		printf("%s\"%s\":%llu", i ? "," : "", stat_fields[i].name,
-		       (unsigned long long)stat_value(st, i));
-	putchar('}');
-}
-
-static void print_stats(const struct retire_stats *module,
-			const struct ctx_list *l, int json)
-{
-	size_t i;
-
-	if (json) {
-		printf("{\"module\":");
-		print_stats_json(module);
-		printf(",\"contexts\":[");
-		for (i = 0; i < l->n; i++) {
-			printf("%s{\"ctx_id\":%llu,\"pid\":%u,\"stats\":",
-			       i ? "," : "",
-			       (unsigned long long)l->v[i].ctx_id,
-			       l->v[i].pid);
-			print_stats_json(&l->v[i].stats);
-			putchar('}');
-		}
-		printf("]}\n");
-		return;
-	}
-	printf("module\n");
-	print_stats_text(module);
-	for (i = 0; i < l->n; i++) {
-		printf("context %llu pid %u\n",
-		       (unsigned long long)l->v[i].ctx_id, l->v[i].pid);
-		print_stats_text(&l->v[i].stats);
-	}
 }
 
 static int cmd_stats(const char *dev, int argc, char **argv)
@@ -827,28 +406,81 @@ out:
 	return ret;
 }
 
-/* ---- limits --------------------------------------------------------------- */
+/* ---- limits and engine: get, modify, set -------------------------------- */
 
-/* @set: @limits are what a set left, not a new context's defaults */
-static void print_limits(const struct retire_limits *caps,
-			 const struct retire_limits *limits, int set, int json)
+/*
+ * A structure of the module that "limits" and "engine" show and set: read
+ * whole by @get, written whole by @set, on the handle the command opened
+ * (@get_fn and @set_fn name the library calls for lib_fail()).
+ */
+struct settable {
+	const char *cmd;
+	const struct field *fields;
+	size_t nr_fields;
+	const char *get_fn, *set_fn;
+	int (*get)(void *h, void *v);
+	int (*set)(void *h, const void *v);
+};
+
+/*
+ * @argc NAME=VALUE pairs of @s into *@as (none: NULL). Returns -1 if all
+ * parsed, else the exit status.
+ */
+static int parse_settings(const struct settable *s, int argc, char **argv,
+			  struct assignment **as)
 {
-	size_t i;
+	int ret;
 
-	if (json) {
-		printf("{\"caps\":");
-		json_fields(caps, limit_fields, ARRAY_SIZE(limit_fields));
-		printf(",\"limits\":");
-		json_fields(limits, limit_fields, ARRAY_SIZE(limit_fields));
-		printf("}\n");
-		return;
+	*as = NULL;
+	if (!argc)
+		return -1;
+	*as = calloc(argc, sizeof(**as));
+	if (!*as)
+		return lib_fail("calloc", -ENOMEM);
+	ret = parse_assignments(s->cmd, argc, argv, s->fields, s->nr_fields,
+				*as);
+	if (ret >= 0) {
+		free(*as);
+		*as = NULL;
 	}
-	printf("%-22s%-22s%s\n", "", "cap", set ? "accepted" : "default");
-	for (i = 0; i < ARRAY_SIZE(limit_fields); i++)
-		printf("%-22s%-22llu%llu\n", limit_fields[i].name,
-		       (unsigned long long)field_get(caps, &limit_fields[i]),
-		       (unsigned long long)field_get(limits,
-						     &limit_fields[i]));
+	return ret;
+}
+
+/*
+ * Read @v; with @nr assignments, set them in it, write it whole, and read
+ * back what the module holds now, not what was asked. Another writer may
+ * come between the read and the write: the last write wins whole. Returns
+ * 0, or the exit status of the call that failed.
+ */
+static int get_modify_set(const struct settable *s, void *h, void *v,
+			  const struct assignment *as, int nr)
+{
+	int ret, a;
+
+	ret = s->get(h, v);
+	if (ret)
+		return lib_fail(s->get_fn, ret);
+	if (!nr)
+		return 0;
+	for (a = 0; a < nr; a++)
+		field_set(v, as[a].field, as[a].value);
+	ret = s->set(h, v);
+	if (ret)
+		return lib_fail(s->set_fn, ret);
+	ret = s->get(h, v);
+	if (ret)
+		return lib_fail(s->get_fn, ret);
+	return 0;
+}
+
+static int limits_get(void *r, void *v)
+{
+	return retire_get_limits(r, v);
+}
+
+static int limits_set(void *r, const void *v)
+{
+	return retire_set_limits(r, v);
 }
 
 /*
@@ -858,26 +490,28 @@ static void print_limits(const struct retire_limits *caps,
  */
 static int cmd_limits(const char *dev, int argc, char **argv)
 {
-	struct assignment *as = NULL;
+	const struct settable s = {
+		.cmd = "limits",
+		.fields = limit_fields,
+		.nr_fields = nr_limit_fields,
+		.get_fn = "retire_get_limits",
+		.set_fn = "retire_set_limits",
+		.get = limits_get,
+		.set = limits_set,
+	};
 	struct retire_limits limits;
+	struct assignment *as;
 	struct retire_info info;
 	struct retire *r;
-	int json = 0, ret, nr, a;
+	int json = 0, ret, nr;
 
 	ret = parse_common(argc, argv, &json);
 	if (ret >= 0)
 		return ret;
 	nr = argc - optind;
-	if (nr) {
-		as = calloc(nr, sizeof(*as));
-		if (!as)
-			return lib_fail("calloc", -ENOMEM);
-		ret = parse_assignments("limits", nr, argv + optind,
-					limit_fields,
-					ARRAY_SIZE(limit_fields), as);
-		if (ret >= 0)
-			goto out_free;
-	}
+	ret = parse_settings(&s, nr, argv + optind, &as);
+	if (ret >= 0)
+		return ret;
 
 	ret = retire_open_device(&r, dev, 0);
 	if (ret) {
@@ -885,63 +519,16 @@ static int cmd_limits(const char *dev, int argc, char **argv)
 		goto out_free;
 	}
 	ret = retire_get_info(r, &info);
-	if (ret) {
+	if (ret)
 		ret = lib_fail("retire_get_info", ret);
-		goto out;
-	}
-	ret = retire_get_limits(r, &limits);
-	if (ret) {
-		ret = lib_fail("retire_get_limits", ret);
-		goto out;
-	}
-	if (nr) {
-		for (a = 0; a < nr; a++)
-			field_set(&limits, as[a].field, as[a].value);
-		ret = retire_set_limits(r, &limits);
-		if (ret) {
-			ret = lib_fail("retire_set_limits", ret);
-			goto out;
-		}
-		/* what the module holds now, not what was asked */
-		ret = retire_get_limits(r, &limits);
-		if (ret) {
-			ret = lib_fail("retire_get_limits", ret);
-			goto out;
-		}
-	}
-
-	print_limits(&info.caps, &limits, nr > 0, json);
-	ret = RETIRECTL_EXIT_OK;
-out:
+	else
+		ret = get_modify_set(&s, r, &limits, as, nr);
 	retire_close_device(r);
+	if (!ret)
+		print_limits(&info.caps, &limits, nr > 0, json);
 out_free:
 	free(as);
 	return ret;
-}
-
-/* ---- engine --------------------------------------------------------------- */
-
-static void print_engine(const struct retire_sim_config *cfg, int json)
-{
-	size_t i;
-
-	if (json) {
-		printf("{\"flags\":%u,\"flag_names\":", cfg->flags);
-		json_bit_names(cfg->flags, sim_flag_names,
-			       ARRAY_SIZE(sim_flag_names));
-		for (i = 1; i < ARRAY_SIZE(engine_fields); i++)
-			printf(",\"%s\":%llu", engine_fields[i].name,
-			       (unsigned long long)field_get(cfg,
-							     &engine_fields[i]));
-		printf("}\n");
-		return;
-	}
-	printf("%-20s", "flags");
-	print_bit_names(cfg->flags, sim_flag_names,
-			ARRAY_SIZE(sim_flag_names));
-	for (i = 1; i < ARRAY_SIZE(engine_fields); i++)
-		printf("%-20s%llu\n", engine_fields[i].name,
-		       (unsigned long long)field_get(cfg, &engine_fields[i]));
 }
 
 static int engine_reset(const char *dev, int json)
@@ -956,21 +543,36 @@ static int engine_reset(const char *dev, int json)
 	retire_close_device(r);
 	if (ret)
 		return lib_fail("retire_reset_sim", ret);
-	printf(json ? "{\"reset\":true}\n" : "engine reset\n");
+	print_engine_reset(json);
 	return RETIRECTL_EXIT_OK;
 }
 
-/*
- * engine-get, or a read-modify-write with engine-set. Another writer may
- * come between the read and the write: engine-set sets every knob (one
- * not sent is 0), so the last write wins whole.
- */
+static int engine_get(void *nl, void *v)
+{
+	return retire_query_engine(nl, v);
+}
+
+static int engine_set(void *nl, const void *v)
+{
+	return retire_configure_engine(nl, v);
+}
+
 static int cmd_engine(const char *dev, int argc, char **argv)
 {
-	struct assignment *as = NULL;
+	/* engine-set sets every knob (one not sent is 0): a write is whole */
+	const struct settable s = {
+		.cmd = "engine",
+		.fields = engine_fields,
+		.nr_fields = nr_engine_fields,
+		.get_fn = "retire_query_engine",
+		.set_fn = "retire_configure_engine",
+		.get = engine_get,
+		.set = engine_set,
+	};
 	struct retire_sim_config cfg;
+	struct assignment *as;
 	struct retire_nl *nl;
-	int json = 0, ret, nr, a;
+	int json = 0, ret, nr;
 
 	ret = parse_common(argc, argv, &json);
 	if (ret >= 0)
@@ -982,46 +584,19 @@ static int cmd_engine(const char *dev, int argc, char **argv)
 					 argv[optind + 1]);
 		return engine_reset(dev, json);
 	}
-	if (nr) {
-		as = calloc(nr, sizeof(*as));
-		if (!as)
-			return lib_fail("calloc", -ENOMEM);
-		ret = parse_assignments("engine", nr, argv + optind,
-					engine_fields,
-					ARRAY_SIZE(engine_fields), as);
-		if (ret >= 0)
-			goto out_free;
-	}
+	ret = parse_settings(&s, nr, argv + optind, &as);
+	if (ret >= 0)
+		return ret;
 
 	ret = retire_open_netlink(&nl);
 	if (ret) {
 		ret = lib_fail("retire_open_netlink", ret);
 		goto out_free;
 	}
-	ret = retire_query_engine(nl, &cfg);
-	if (ret) {
-		ret = lib_fail("retire_query_engine", ret);
-		goto out;
-	}
-	if (nr) {
-		for (a = 0; a < nr; a++)
-			field_set(&cfg, as[a].field, as[a].value);
-		ret = retire_configure_engine(nl, &cfg);
-		if (ret) {
-			ret = lib_fail("retire_configure_engine", ret);
-			goto out;
-		}
-		/* what the module holds now */
-		ret = retire_query_engine(nl, &cfg);
-		if (ret) {
-			ret = lib_fail("retire_query_engine", ret);
-			goto out;
-		}
-	}
-	print_engine(&cfg, json);
-	ret = RETIRECTL_EXIT_OK;
-out:
+	ret = get_modify_set(&s, nl, &cfg, as, nr);
 	retire_close_netlink(nl);
+	if (!ret)
+		print_engine(&cfg, json);
 out_free:
 	free(as);
 	return ret;
@@ -1057,46 +632,6 @@ static void block_stop_signals(sigset_t *wait_mask)
 	sigprocmask(SIG_BLOCK, &block, wait_mask);
 	sigdelset(wait_mask, SIGINT);
 	sigdelset(wait_mask, SIGTERM);
-}
-
-static const char *health_name(__u32 event, char *buf, size_t len)
-{
-	if (event < ARRAY_SIZE(health_names) && health_names[event])
-		return health_names[event];
-	snprintf(buf, len, "%u", event);
-	return buf;
-}
-
-void print_event(const struct retire_event *ev, int json)
-{
-	char buf[16];
-	const char *name;
-
-	switch (ev->type) {
-	case RETIRE_CMD_STALE_NTF:
-		printf(json ?
-		       "{\"type\":\"stale\",\"ctx_id\":%llu,\"pid\":%u,"
-		       "\"engine\":%llu,\"cancel\":%llu,\"token\":%llu,"
-		       "\"user\":%llu,\"published\":%llu}" :
-		       "stale ctx %llu pid %u engine %llu cancel %llu "
-		       "token %llu user %llu published %llu",
-		       (unsigned long long)ev->ctx_id, ev->pid,
-		       (unsigned long long)ev->stale_engine,
-		       (unsigned long long)ev->stale_cancel,
-		       (unsigned long long)ev->stale_token,
-		       (unsigned long long)ev->stale_user,
-		       (unsigned long long)ev->stale_published);
-		break;
-	case RETIRE_CMD_HEALTH_NTF:
-		name = health_name(ev->health_event, buf, sizeof(buf));
-		printf(json ?
-		       "{\"type\":\"health\",\"event\":\"%s\",\"ctx_id\":%llu,"
-		       "\"pid\":%u,\"quarantined_now\":%llu}" :
-		       "health %s ctx %llu pid %u quarantined_now %llu",
-		       name, (unsigned long long)ev->ctx_id, ev->pid,
-		       (unsigned long long)ev->quarantined_now);
-		break;
-	}
 }
 
 static int parse_count(const char *s, unsigned long *v)
@@ -1239,366 +774,6 @@ static int cmd_monitor(const char *dev, int argc, char **argv)
 	return status;
 }
 
-/* ---- what a context is: comm and engine ---------------------------------- */
-
-/* where debugfs shows each context (root only; optional) */
-#define DEBUGFS_CTX	"/sys/kernel/debug/retire/%llu/context"
-
-/*
- * A context's command name and engine, as far as this caller can see them:
- * the opener's command and the engine from the context's debugfs file
- * (root, debugfs mounted), else the command of the owner's process now
- * from /proc (no engine). Empty strings for what is not known.
- */
-struct ctx_desc {
-	char comm[17];
-	char engine[32];
-};
-
-static void read_small(const char *path, char *buf, size_t len)
-{
-	FILE *f = fopen(path, "re");
-	size_t n = 0;
-
-	if (f) {
-		n = fread(buf, 1, len - 1, f);
-		fclose(f);
-	}
-	buf[n] = '\0';
-}
-
-static void ctx_describe(__u64 ctx_id, __u32 pid, struct ctx_desc *d)
-{
-	char path[64], buf[2048], *line, *save;
-	unsigned int engine;
-	char name[17];
-
-	memset(d, 0, sizeof(*d));
-	snprintf(path, sizeof(path), DEBUGFS_CTX, (unsigned long long)ctx_id);
-	read_small(path, buf, sizeof(buf));
-	for (line = strtok_r(buf, "\n", &save); line;
-	     line = strtok_r(NULL, "\n", &save)) {
-		if (!strncmp(line, "comm ", 5))
-			snprintf(d->comm, sizeof(d->comm), "%.16s", line + 5);
-		else if (sscanf(line, "engine %u %16s", &engine, name) == 2)
-			snprintf(d->engine, sizeof(d->engine), "%u %.16s", engine,
-				 name);
-	}
-	if (!d->comm[0] && pid) {
-		snprintf(path, sizeof(path), "/proc/%u/comm", pid);
-		read_small(path, buf, sizeof(buf));
-		buf[strcspn(buf, "\n")] = '\0';
-		snprintf(d->comm, sizeof(d->comm), "%.16s", buf);
-	}
-}
-
-/* "STR" or null */
-static void json_string_or_null(const char *s)
-{
-	if (s && *s)
-		json_string(s);
-	else
-		fputs("null", stdout);
-}
-
-/* ---- history --------------------------------------------------------------- */
-
-static const char *const event_names[] = {
-	[RETIRE_EV_SUBMIT] = "submit",
-	[RETIRE_EV_ACTIVATE] = "activate",
-	[RETIRE_EV_TERMINAL] = "terminal",
-	[RETIRE_EV_TIMEOUT] = "timeout",
-	[RETIRE_EV_CANCEL] = "cancel",
-	[RETIRE_EV_BORROW] = "borrow",
-	[RETIRE_EV_RETURN] = "return",
-	[RETIRE_EV_HANDOFF] = "handoff",
-	[RETIRE_EV_RETIRE] = "retire",
-	[RETIRE_EV_STALE] = "stale",
-	[RETIRE_EV_QUARANTINE] = "quarantine",
-	[RETIRE_EV_RESET] = "reset",
-};
-
-_Static_assert(ARRAY_SIZE(event_names) == RETIRE_EV_RESET + 1,
-	       "every history event has a name");
-
-static const char *const outcome_names[] = {
-	[RETIRE_OUTCOME_COMPLETED] = "completed",
-	[RETIRE_OUTCOME_FAILED] = "failed",
-	[RETIRE_OUTCOME_CANCELLED] = "cancelled",
-	[RETIRE_OUTCOME_TIMED_OUT] = "timed_out",
-	[RETIRE_OUTCOME_CANCEL_REQUESTED] = "cancel_requested",
-	[RETIRE_OUTCOME_OUTSTANDING_WORK] = "outstanding_work",
-	[RETIRE_OUTCOME_UNKNOWN] = "unknown",
-	[RETIRE_OUTCOME_STALE] = "stale",
-	[RETIRE_OUTCOME_RETIRED] = "retired",
-};
-
-/* RETIRE_STALE_*: the stale counter an event moved, as stats names it */
-static const char *const stale_names[] = {
-	[RETIRE_STALE_ENGINE] = "engine",
-	[RETIRE_STALE_CANCEL] = "cancel",
-	[RETIRE_STALE_TOKEN] = "token",
-	[RETIRE_STALE_USER] = "user",
-	[RETIRE_STALE_PUBLISHED] = "published",
-};
-
-static const char *const kind_names[] = {
-	[RETIRE_KIND_BUF] = "buf",
-	[RETIRE_KIND_REQ] = "req",
-	[RETIRE_KIND_TOKEN] = "token",
-};
-
-/* RETIRE_DEV_* by bit */
-static const char *const dev_flag_names[] = {
-	"read",
-	"write",
-};
-
-_Static_assert((1U << ARRAY_SIZE(dev_flag_names)) - 1 == RETIRE_DEV_ALL,
-	       "every device-access flag has a name");
-
-/* @names[@v], or @prefix followed by the number for what has no name */
-static const char *name_of(const char *const *names, size_t nr, __u64 v,
-			   const char *prefix, char *buf, size_t len)
-{
-	if (v < nr && names[v])
-		return names[v];
-	snprintf(buf, len, "%s%llu", prefix, (unsigned long long)v);
-	return buf;
-}
-
-#define NAME_OF(names, v, prefix, buf)					\
-	name_of(names, ARRAY_SIZE(names), v, prefix, buf, sizeof(buf))
-
-/* a -errno as its name ("EIO"), NULL for 0, else the number */
-static const char *errno_text(__s32 v, char *buf, size_t len)
-{
-	const char *name;
-
-	if (!v)
-		return NULL;
-	name = v < 0 && v != INT_MIN ? strerrorname_np(-v) : NULL;
-	if (name)
-		return name;
-	snprintf(buf, len, "%d", v);
-	return buf;
-}
-
-/* "read,write", or the number for unknown bits */
-static const char *dev_flags_text(__u32 f, char *buf, size_t len)
-{
-	size_t i, off = 0;
-
-	if (!f || f & ~RETIRE_DEV_ALL) {
-		snprintf(buf, len, "%#x", f);
-		return buf;
-	}
-	buf[0] = '\0';
-	for (i = 0; i < ARRAY_SIZE(dev_flag_names); i++)
-		if (f & (1U << i))
-			off += snprintf(buf + off, len - off, "%s%s",
-					off ? "," : "", dev_flag_names[i]);
-	return buf;
-}
-
-/* text: "req slot 3 gen 1" */
-static void print_handle(__u64 h)
-{
-	char buf[16];
-
-	printf("%s slot %u gen %u",
-	       NAME_OF(kind_names, RETIRE_HANDLE_KIND(h), "kind", buf),
-	       RETIRE_HANDLE_SLOT(h), RETIRE_HANDLE_GEN(h));
-}
-
-/* JSON: "<key>":N,"<key>_slot":N,"<key>_generation":N */
-static void json_handle(const char *key, __u64 h)
-{
-	printf("\"%s\":%llu,\"%s_slot\":%u,\"%s_generation\":%u", key,
-	       (unsigned long long)h, key, RETIRE_HANDLE_SLOT(h), key,
-	       RETIRE_HANDLE_GEN(h));
-}
-
-static void print_event_text(const struct retire_history_event *ev)
-{
-	char buf[32], ebuf[16];
-	const char *err;
-
-	printf("%llu.%09llu %-10s ",
-	       (unsigned long long)(ev->time_ns / 1000000000ULL),
-	       (unsigned long long)(ev->time_ns % 1000000000ULL),
-	       NAME_OF(event_names, ev->type, "type", buf));
-	print_handle(ev->handle);
-	err = errno_text(ev->value, ebuf, sizeof(ebuf));
-	switch (ev->type) {
-	case RETIRE_EV_SUBMIT:
-		printf(" %s len %llu",
-		       dev_flags_text((__u32)ev->value, buf, sizeof(buf)),
-		       (unsigned long long)ev->aux);
-		break;
-	case RETIRE_EV_TERMINAL:
-		printf(" %s", NAME_OF(outcome_names, ev->aux, "outcome", buf));
-		if (err)
-			printf(" error %s", err);
-		break;
-	case RETIRE_EV_CANCEL:
-		printf(" result %s", err ? err : "0");
-		break;
-	case RETIRE_EV_BORROW:
-	case RETIRE_EV_HANDOFF:
-		printf(" %s ", ev->type == RETIRE_EV_BORROW ? "->" : "new");
-		print_handle(ev->aux);
-		break;
-	case RETIRE_EV_RETURN:
-		printf(" <- ");
-		print_handle(ev->aux);
-		if (err)
-			printf(" error %s", err);
-		break;
-	case RETIRE_EV_STALE:
-		printf(" counter %s found gen %llu",
-		       NAME_OF(stale_names, (__u32)ev->value, "counter", buf),
-		       (unsigned long long)ev->aux);
-		break;
-	case RETIRE_EV_ACTIVATE:
-	case RETIRE_EV_TIMEOUT:
-	case RETIRE_EV_RETIRE:
-	case RETIRE_EV_QUARANTINE:
-	case RETIRE_EV_RESET:
-		break;
-	default:
-		/* a newer module's event: what it carries, raw */
-		printf(" value %d aux %#llx", ev->value,
-		       (unsigned long long)ev->aux);
-		break;
-	}
-	putchar('\n');
-}
-
-static void print_event_json(const struct retire_history_event *ev)
-{
-	char buf[32], ebuf[16];
-	const char *err;
-	size_t i, n;
-
-	printf("{\"time_ns\":%llu,\"type\":%u,\"event\":\"%s\",",
-	       (unsigned long long)ev->time_ns, ev->type,
-	       NAME_OF(event_names, ev->type, "type", buf));
-	printf("\"kind\":\"%s\",",
-	       NAME_OF(kind_names, RETIRE_HANDLE_KIND(ev->handle), "kind",
-		       buf));
-	json_handle("handle", ev->handle);
-	printf(",\"value\":%d,\"aux\":%llu", ev->value,
-	       (unsigned long long)ev->aux);
-	err = errno_text(ev->value, ebuf, sizeof(ebuf));
-	switch (ev->type) {
-	case RETIRE_EV_SUBMIT:
-		printf(",\"dev_flags\":[");
-		for (i = 0, n = 0; i < 32; i++) {
-			if (!((__u32)ev->value & (1U << i)))
-				continue;
-			if (i < ARRAY_SIZE(dev_flag_names))
-				printf("%s\"%s\"", n++ ? "," : "",
-				       dev_flag_names[i]);
-			else
-				printf("%s\"bit%zu\"", n++ ? "," : "", i);
-		}
-		printf("],\"len\":%llu", (unsigned long long)ev->aux);
-		break;
-	case RETIRE_EV_TERMINAL:
-		printf(",\"outcome\":\"%s\",\"error\":",
-		       NAME_OF(outcome_names, ev->aux, "outcome", buf));
-		json_string_or_null(err);
-		break;
-	case RETIRE_EV_CANCEL:
-		printf(",\"result\":");
-		json_string_or_null(err);
-		break;
-	case RETIRE_EV_BORROW:
-	case RETIRE_EV_HANDOFF:
-		putchar(',');
-		json_handle("token", ev->aux);
-		break;
-	case RETIRE_EV_RETURN:
-		putchar(',');
-		json_handle("token", ev->aux);
-		printf(",\"error\":");
-		json_string_or_null(err);
-		break;
-	case RETIRE_EV_STALE:
-		printf(",\"counter\":\"%s\",\"expected_generation\":%u,"
-		       "\"found_generation\":%llu",
-		       NAME_OF(stale_names, (__u32)ev->value, "counter", buf),
-		       RETIRE_HANDLE_GEN(ev->handle),
-		       (unsigned long long)ev->aux);
-		break;
-	}
-	putchar('}');
-}
-
-static void print_history(const struct retire_history_info *info,
-			  const struct retire_history_event *ev, int n,
-			  int json)
-{
-	int i;
-
-	if (json) {
-		printf("{\"ctx_id\":%llu,\"recorded\":%llu,\"dropped\":%llu,"
-		       "\"events\":[", (unsigned long long)info->ctx_id,
-		       (unsigned long long)info->recorded,
-		       (unsigned long long)info->dropped);
-		for (i = 0; i < n; i++) {
-			if (i)
-				putchar(',');
-			print_event_json(&ev[i]);
-		}
-		printf("]}\n");
-		return;
-	}
-	for (i = 0; i < n; i++)
-		print_event_text(&ev[i]);
-	printf("recorded %llu, dropped %llu\n",
-	       (unsigned long long)info->recorded,
-	       (unsigned long long)info->dropped);
-}
-
-/* one line of "history" without an id: a context whose history one may read */
-struct ctx_history {
-	__u64 ctx_id;
-	__u32 pid;
-	struct ctx_desc desc;
-	struct retire_history_info info;
-};
-
-static void print_history_list(const struct ctx_history *h, size_t n,
-			       int json)
-{
-	size_t i;
-
-	if (json) {
-		printf("{\"contexts\":[");
-		for (i = 0; i < n; i++) {
-			printf("%s{\"ctx_id\":%llu,\"pid\":%u,\"comm\":",
-			       i ? "," : "", (unsigned long long)h[i].ctx_id,
-			       h[i].pid);
-			json_string_or_null(h[i].desc.comm);
-			printf(",\"recorded\":%llu,\"dropped\":%llu}",
-			       (unsigned long long)h[i].info.recorded,
-			       (unsigned long long)h[i].info.dropped);
-		}
-		printf("]}\n");
-		return;
-	}
-	printf("%8s %8s %-16s %10s %10s\n", "CTX-ID", "PID", "COMM",
-	       "RECORDED", "DROPPED");
-	for (i = 0; i < n; i++)
-		printf("%8llu %8u %-16s %10llu %10llu\n",
-		       (unsigned long long)h[i].ctx_id, h[i].pid,
-		       h[i].desc.comm[0] ? h[i].desc.comm : "-",
-		       (unsigned long long)h[i].info.recorded,
-		       (unsigned long long)h[i].info.dropped);
-}
-
 /* the library call failed for the context @id: say what that means */
 static int history_fail(__u64 id, int ret)
 {
@@ -1710,49 +885,6 @@ static int cmd_history(const char *dev, int argc, char **argv)
 	return RETIRECTL_EXIT_OK;
 }
 
-/* ---- top --------------------------------------------------------------------- */
-
-/* the sum of a context's (or the module's) five stale counters */
-static __u64 stale_total(const struct retire_stats *st)
-{
-	return st->stale_engine + st->stale_cancel + st->stale_token +
-	       st->stale_user + st->stale_published;
-}
-
-/*
- * Counters only grow; one that shrank was restarted (the module was
- * reloaded, and ids begin again): it counted from 0 in the interval.
- */
-static double per_second(__u64 now, __u64 before, double dt)
-{
-	return (double)(now >= before ? now - before : now) / dt;
-}
-
-struct rates {
-	double admitted, retired, stale;
-};
-
-/* @before NULL: the context opened in the interval, from all zeros */
-static void rates_of(const struct retire_stats *now,
-		     const struct retire_stats *before, double dt,
-		     struct rates *r)
-{
-	static const struct retire_stats zero;
-
-	if (!before)
-		before = &zero;
-	r->admitted = per_second(now->admitted, before->admitted, dt);
-	r->retired = per_second(now->retired, before->retired, dt);
-	r->stale = per_second(stale_total(now), stale_total(before), dt);
-}
-
-/* one read of every counter, and when */
-struct top_sample {
-	double t;		/* CLOCK_MONOTONIC, seconds */
-	struct retire_stats module;
-	struct ctx_list ctxs;	/* by id, as the dump gives them */
-};
-
 static int top_read(struct retire_nl *nl, struct top_sample *s)
 {
 	double t0 = now_monotonic();
@@ -1768,115 +900,6 @@ static int top_read(struct retire_nl *nl, struct top_sample *s)
 	/* the reads take a moment: they count as made at its middle */
 	s->t = (t0 + now_monotonic()) / 2;
 	return 0;
-}
-
-/* @id's counters in the earlier sample, found walking both in id order */
-static const struct retire_stats *top_before(const struct ctx_list *prev,
-					     size_t *j, __u64 id)
-{
-	while (*j < prev->n && prev->v[*j].ctx_id < id)
-		(*j)++;
-	if (*j < prev->n && prev->v[*j].ctx_id == id)
-		return &prev->v[*j].stats;
-	return NULL;
-}
-
-static void print_rates_json(const struct rates *r)
-{
-	printf("\"rates\":{\"admitted_per_s\":%.3f,\"retired_per_s\":%.3f,"
-	       "\"stale_per_s\":%.3f}", r->admitted, r->retired, r->stale);
-}
-
-/* the module's rows: a counter, its rate, a gauge; or without a rate */
-#define TOP_RATE_ROW	"  %-10s%12llu %10.1f/s   %-20s%12llu\n"
-#define TOP_ROW		"  %-10s%12llu                %-20s%12llu\n"
-
-/*
- * One screen of top: @cur and the rates since @prev. @clear: a terminal,
- * which is cleared first; else screens are separated by a blank line
- * (@first: none before it).
- */
-static void print_top(const struct top_sample *prev,
-		      const struct top_sample *cur, int json, int clear,
-		      int first)
-{
-	const struct retire_stats *m = &cur->module, *before;
-	double dt = cur->t - prev->t;
-	struct ctx_desc desc;
-	struct rates r;
-	size_t i, j = 0;
-
-	rates_of(m, &prev->module, dt, &r);
-	if (json) {
-		printf("{\"interval_s\":%.6f,\"module\":{\"stats\":", dt);
-		print_stats_json(m);
-		printf(",\"stale\":%llu,", (unsigned long long)stale_total(m));
-		print_rates_json(&r);
-		printf("},\"contexts\":[");
-		for (i = 0; i < cur->ctxs.n; i++) {
-			const struct ctx_stats *c = &cur->ctxs.v[i];
-
-			before = top_before(&prev->ctxs, &j, c->ctx_id);
-			rates_of(&c->stats, before, dt, &r);
-			ctx_describe(c->ctx_id, c->pid, &desc);
-			printf("%s{\"ctx_id\":%llu,\"pid\":%u,\"comm\":",
-			       i ? "," : "", (unsigned long long)c->ctx_id,
-			       c->pid);
-			json_string_or_null(desc.comm);
-			printf(",\"engine\":");
-			json_string_or_null(desc.engine);
-			printf(",\"stats\":");
-			print_stats_json(&c->stats);
-			printf(",\"stale\":%llu,",
-			       (unsigned long long)stale_total(&c->stats));
-			print_rates_json(&r);
-			putchar('}');
-		}
-		printf("]}\n");
-		return;
-	}
-
-	if (clear)
-		fputs("\033[H\033[2J", stdout);
-	else if (!first)
-		putchar('\n');
-	printf("module: %llu contexts, interval %.3f s\n",
-	       (unsigned long long)m->contexts, dt);
-	printf(TOP_RATE_ROW, "admitted", (unsigned long long)m->admitted,
-	       r.admitted, "physical_outstanding",
-	       (unsigned long long)m->physical_outstanding);
-	printf(TOP_RATE_ROW, "retired", (unsigned long long)m->retired,
-	       r.retired, "device_outstanding",
-	       (unsigned long long)m->device_outstanding);
-	printf(TOP_RATE_ROW, "stale", (unsigned long long)stale_total(m),
-	       r.stale, "quarantined_now",
-	       (unsigned long long)m->quarantined_now);
-	printf(TOP_ROW, "completed", (unsigned long long)m->completed,
-	       "tokens_out", (unsigned long long)m->tokens_out);
-	printf(TOP_ROW, "failed", (unsigned long long)m->failed,
-	       "owned_bytes", (unsigned long long)m->owned_bytes);
-	printf(TOP_ROW, "cancelled", (unsigned long long)m->cancelled,
-	       "buffers", (unsigned long long)m->buffers);
-	printf(TOP_ROW, "timed_out", (unsigned long long)m->timed_out,
-	       "refused", (unsigned long long)m->refused);
-	/* 79 columns: a terminal of 80 does not wrap it */
-	printf("%6s %7s %-15s %-6s %5s %4s %10s %10s %8s\n", "CTX-ID", "PID",
-	       "COMM", "ENGINE", "UNRET", "QUAR", "ADMITTED/S", "RETIRED/S",
-	       "STALE/S");
-	for (i = 0; i < cur->ctxs.n; i++) {
-		const struct ctx_stats *c = &cur->ctxs.v[i];
-
-		before = top_before(&prev->ctxs, &j, c->ctx_id);
-		rates_of(&c->stats, before, dt, &r);
-		ctx_describe(c->ctx_id, c->pid, &desc);
-		printf("%6llu %7u %-15.15s %-6.6s %5llu %4llu %10.1f %10.1f %8.1f\n",
-		       (unsigned long long)c->ctx_id, c->pid,
-		       desc.comm[0] ? desc.comm : "-",
-		       desc.engine[0] ? desc.engine : "-",
-		       (unsigned long long)c->stats.physical_outstanding,
-		       (unsigned long long)c->stats.quarantined_now,
-		       r.admitted, r.retired, r.stale);
-	}
 }
 
 /* the shortest interval: rates over less say little, and cost a dump each */

@@ -20,7 +20,10 @@ struct retire_event;
  */
 int lib_fail(const char *fn, int ret);
 
-/* a JSON string of @s, escaped, on stdout */
+/*
+ * A JSON string of @s on stdout, escaped by json-c; what is not
+ * well-formed UTF-8 is printed as U+FFFD
+ */
 void json_string(const char *s);
 /* one notification: a JSON object or a line of text, without a newline */
 void print_event(const struct retire_event *ev, int json);

@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: MIT
 /*
- * retirectl's JSON printers, fed known values, without the module:
- * userspace/tests/retirectl_json.py builds this (retirectl.c with its main
- * renamed, demo.c, libretire), runs it and checks every line against the
- * keys of the spec. One JSON document per line:
+ * retirectl's printers (retirectl/print.c), fed known values, without the
+ * module: make -C userspace builds this against print.o, and
+ * userspace/tests/retirectl_json.py runs it and checks every line against
+ * the keys of the spec. One JSON document per line:
  *
  *	1..N	json_string() of each of strings[] (below), as {"s": ...}
  *	then	info, limits (defaults), limits (set), engine, stats,
@@ -12,10 +12,13 @@
  * With the argument "text" it prints history and top as text instead
  * (top as into a pipe: no terminal control), for the same script.
  */
-#define main retirectl_main
-int retirectl_main(int argc, char **argv);
-#include "../retirectl/retirectl.c"
-#undef main
+#include <errno.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "print.h"
+#include "retirectl.h"
 
 /* the same list, as bytes, is in retirectl_json.py */
 static const char *const strings[] = {
@@ -169,22 +172,22 @@ int main(int argc, char **argv)
 	memset(&info, 0, sizeof(info));
 	info.abi_version = RETIRE_ABI_VERSION;
 	info.features = RETIRE_FEAT_ALL | (1ULL << 40);
-	for (i = 0; i < ARRAY_SIZE(limit_fields); i++)
+	for (i = 0; i < nr_limit_fields; i++)
 		field_set(&info.caps, &limit_fields[i], i + 1);
 	nlinfo = info;
 	print_info("/dev/\"odd\\path\n\xff", &info, 27, &nlinfo, 1);
 
 	memset(&limits, 0, sizeof(limits));
-	for (i = 0; i < ARRAY_SIZE(limit_fields); i++)
+	for (i = 0; i < nr_limit_fields; i++)
 		field_set(&limits, &limit_fields[i], 100 + i);
-	field_set(&limits, &limit_fields[ARRAY_SIZE(limit_fields) - 1],
+	field_set(&limits, &limit_fields[nr_limit_fields - 1],
 		  UINT64_MAX);
 	print_limits(&info.caps, &limits, 0, 1);
 	print_limits(&info.caps, &limits, 1, 1);
 
 	/* engine: flags blocked|hang|violate and an unknown bit */
 	memset(&cfg, 0, sizeof(cfg));
-	for (i = 1; i < ARRAY_SIZE(engine_fields); i++)
+	for (i = 1; i < nr_engine_fields; i++)
 		field_set(&cfg, &engine_fields[i], 1000 + i);
 	cfg.flags = RETIRE_SIM_F_BLOCKED | RETIRE_SIM_F_HANG |
 		    RETIRE_SIM_F_VIOLATE | (1U << 31);
@@ -193,16 +196,10 @@ int main(int argc, char **argv)
 	/* stats: counter i is i + 1 in the module, ctx * 1000 + i in each */
 	memset(&module, 0, sizeof(module));
 	memset(ctx, 0, sizeof(ctx));
-	for (i = 0; i < NSTATS; i++) {
-		__u64 v = i + 1;
-
-		memcpy((char *)&module + stat_fields[i].offset, &v, sizeof(v));
-		v = 1000 + i;
-		memcpy((char *)&ctx[0].stats + stat_fields[i].offset, &v,
-		       sizeof(v));
-		v = 2000 + i;
-		memcpy((char *)&ctx[1].stats + stat_fields[i].offset, &v,
-		       sizeof(v));
+	for (i = 0; i < nr_stat_fields; i++) {
+		field_set(&module, &stat_fields[i], i + 1);
+		field_set(&ctx[0].stats, &stat_fields[i], 1000 + i);
+		field_set(&ctx[1].stats, &stat_fields[i], 2000 + i);
 	}
 	ctx[0].ctx_id = 1;
 	ctx[0].pid = 4242;

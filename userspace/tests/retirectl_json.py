@@ -1,20 +1,21 @@
 #!/usr/bin/python3
 # SPDX-License-Identifier: MIT
 #
-# retirectl without the module: its JSON (built from retirectl_json.c:
-# valid, strings escaped, exactly the spec's keys in order) and its command
-# line (usage errors exit 2 naming the bad argument, library failures exit
-# 1 naming the function). Run from anywhere after make -C userspace; prints
-# one line per failure, exits 1 if any.
+# retirectl without the module: its JSON (retirectl_json, which feeds
+# retirectl's printers known values: valid, strings escaped, exactly the
+# spec's keys in order) and its command line (usage errors exit 2 naming
+# the bad argument, library failures exit 1 naming the function). Run from
+# anywhere after make -C userspace, which builds both; prints one line per
+# failure, exits 1 if any.
 import json
 import os
 import subprocess
 import sys
-import tempfile
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 US = os.path.dirname(HERE)
 CTL = os.path.join(US, "retirectl", "retirectl")
+JSON_EXE = os.path.join(HERE, "retirectl_json")
 
 failures = []
 
@@ -73,22 +74,8 @@ def load(line, what):
         return None
 
 
-def json_checks(tmp):
-    exe = os.path.join(tmp, "retirectl_json")
-    cc = os.environ.get("CC", "cc")
-    nl = subprocess.run(["pkg-config", "--cflags", "--libs",
-                         "libnl-genl-3.0"], capture_output=True, text=True,
-                        check=True).stdout.split()
-    cmd = [cc, "-Wall", "-Wextra", "-Werror", "-Wno-unused-parameter",
-           "-D_GNU_SOURCE", "-I" + os.path.join(US, "include"),
-           "-I" + os.path.join(US, "..", "uapi"), "-I" + os.path.join(US, "retirectl"),
-           "-o", exe, os.path.join(HERE, "retirectl_json.c"),
-           os.path.join(US, "retirectl", "demo.c"),
-           os.path.join(US, "lib", "libretire.a")] + nl + ["-pthread", "-lm"]
-    r = subprocess.run(cmd, capture_output=True, text=True)
-    if r.returncode:
-        check(False, "retirectl_json.c does not build:\n" + r.stderr)
-        return
+def json_checks():
+    exe = JSON_EXE
     r = subprocess.run([exe], capture_output=True)
     check(r.returncode == 0, "retirectl_json exits %d" % r.returncode)
     try:
@@ -407,11 +394,11 @@ def cli_checks():
 
 
 if __name__ == "__main__":
-    if not os.access(CTL, os.X_OK):
-        print("FAIL %s is not built (make -C userspace)" % CTL)
-        sys.exit(1)
-    with tempfile.TemporaryDirectory() as tmp:
-        json_checks(tmp)
+    for exe in (CTL, JSON_EXE):
+        if not os.access(exe, os.X_OK):
+            print("FAIL %s is not built (make -C userspace)" % exe)
+            sys.exit(1)
+    json_checks()
     cli_checks()
     print("%s: retirectl JSON and command line, %d failed" %
           ("FAIL" if failures else "ok", len(failures)))
