@@ -228,16 +228,25 @@ int retire_buf_table_init(struct retire_ctx *ctx)
 	return ret;
 }
 
+/* the argument alone, before any bound is asked: nothing is counted */
 static int retire_buf_reg_check(const struct retire_buf_reg *reg)
 {
-	if (reg->flags & ~RETIRE_BUF_F_ALL || reg->evicted ||
+	u64 end;
+
+	if (reg->flags & ~RETIRE_BUF_F_ALL ||
 	    memchr_inv(reg->reserved, 0, sizeof(reg->reserved)))
 		return -EINVAL;
 	if (!reg->len || !PAGE_ALIGNED(reg->len) ||
 	    reg->len >> PAGE_SHIFT > U32_MAX)
 		return -EINVAL;
 	if (reg->flags & RETIRE_BUF_F_USER) {
-		if (!reg->addr || !PAGE_ALIGNED(reg->addr))
+		/*
+		 * A range that wraps past the top of the address space is
+		 * no range; gup would refuse it too late, after the bound
+		 * was asked, and with an errno that differs by kernel.
+		 */
+		if (!reg->addr || !PAGE_ALIGNED(reg->addr) ||
+		    check_add_overflow(reg->addr, reg->len, &end))
 			return -EINVAL;
 	} else if (reg->addr) {
 		return -EINVAL;

@@ -9,9 +9,12 @@
  *
  * Cancel results, as io_uring's ASYNC_CANCEL but made unambiguous by
  * generations:
- *   0          the request had not started and is removed; its TERMINAL
- *              record (cancelled) is separate from the CANCEL_ACK record
- *   -EALREADY  the device holds it; wait for its own terminal event
+ *   0          the request was still waiting (admitted, not yet handed
+ *              to the engine) and is removed, or the engine stopped it
+ *              (try_stop); its TERMINAL record (cancelled) is separate
+ *              from the CANCEL_ACK record
+ *   -EALREADY  the engine holds it, even inside the sim's latency_ns
+ *              before its first transfer: wait for its own terminal event
  *   -ENOENT    no live request by that handle: it never releases anything
  *
  * Time: one hrtimer per context serves every deadline and every watchdog.

@@ -115,6 +115,10 @@ static long retire_ioctl_buf_register(struct retire_ctx *ctx,
 	ret = retire_arg_copy_out(uarg, cmd, &reg, sizeof(reg));
 	if (ret)
 		return ret;
+	/* output-only fields: what the caller left there is ignored */
+	reg.evicted = 0;
+	reg.handle = 0;
+	reg.mmap_offset = 0;
 	ret = retire_buf_register(ctx, &reg);
 	if (ret)
 		return ret;
@@ -153,7 +157,7 @@ static long retire_ioctl_submit(struct retire_ctx *ctx, unsigned int cmd,
 	ret = retire_arg_copy_in(&sub, sizeof(sub), sizeof(sub), cmd, uarg);
 	if (ret)
 		return ret;
-	if (sub.flags || sub.pad || sub.submitted ||
+	if (sub.flags || sub.pad ||
 	    !retire_reserved_zero(sub.reserved, sizeof(sub.reserved)) ||
 	    !sub.nr || sub.nr > RETIRE_SUBMIT_MAX)
 		return -EINVAL;
@@ -173,9 +177,12 @@ static long retire_ioctl_submit(struct retire_ctx *ctx, unsigned int cmd,
 		return -EFAULT;
 	}
 
+	/* output-only: submitted, and each entry's handle and result */
+	sub.submitted = 0;
 	mutex_lock(&ctx->mutex);
 	now = ktime_get();
 	for (i = 0; i < sub.nr; i++) {
+		sqes[i].handle = 0;
 		sqes[i].result = retire_submit_one(ctx, &sqes[i], now);
 		if (!sqes[i].result)
 			sub.submitted++;
@@ -201,9 +208,10 @@ static long retire_ioctl_token(struct retire_ctx *ctx, unsigned int cmd,
 	ret = retire_arg_copy_in(&op, sizeof(op), sizeof(op), cmd, uarg);
 	if (ret)
 		return ret;
-	if (op.flags || op.pad || op.token ||
+	if (op.flags || op.pad ||
 	    !retire_reserved_zero(op.reserved, sizeof(op.reserved)))
 		return -EINVAL;
+	op.token = 0;	/* output-only */
 	if (op.op != RETIRE_TOKEN_RETURN && op.error)
 		return -EINVAL;
 	if (op.error > 0 || op.error < -MAX_ERRNO)
@@ -308,12 +316,13 @@ static long retire_ioctl_reap(struct retire_ctx *ctx, unsigned int cmd,
 	ret = retire_arg_copy_in(&reap, sizeof(reap), sizeof(reap), cmd, uarg);
 	if (ret)
 		return ret;
-	if (reap.flags & ~RETIRE_REAP_F_ALL || reap.reaped ||
+	if (reap.flags & ~RETIRE_REAP_F_ALL ||
 	    !retire_reserved_zero(reap.reserved, sizeof(reap.reserved)) ||
 	    !reap.nr || reap.nr > RETIRE_SUBMIT_MAX ||
 	    reap.min_complete > reap.nr)
 		return -EINVAL;
 
+	reap.reaped = 0;	/* output-only: a reap loop may reuse reap */
 	ret = retire_reap_wait(ctx, u64_to_user_ptr(reap.cqes), reap.nr,
 			       reap.min_complete, reap.timeout_ns, reap.flags,
 			       &reap.reaped, false);
@@ -341,7 +350,9 @@ static int retire_op_run(struct retire_ctx *ctx, struct retire_op *op,
 	if (op->pad)
 		return -EINVAL;
 	if (op->opcode == RETIRE_OP_SUBMIT) {
-		if (op->handle || op->error)
+		/* @handle is SUBMIT's output: ignored on input, 0 if refused */
+		op->handle = 0;
+		if (op->error)
 			return -EINVAL;
 		sqe = (struct retire_sqe) {
 			.user_data = op->user_data,
@@ -436,10 +447,13 @@ static long retire_ioctl_enter(struct retire_ctx *ctx, unsigned int cmd,
 	if (ret)
 		return ret;
 	static_assert(ARRAY_SIZE(e.reserved) == 2);
-	if (e.flags & ~RETIRE_ENTER_F_ALL || e.done || e.reaped ||
+	if (e.flags & ~RETIRE_ENTER_F_ALL ||
 	    e.reserved[0] || e.reserved[1] ||
 	    e.nr_ops > RETIRE_SUBMIT_MAX || e.nr_cqes > RETIRE_SUBMIT_MAX)
 		return -EINVAL;
+	/* output-only: a loop may pass the same structure again */
+	e.done = 0;
+	e.reaped = 0;
 	if (e.flags & RETIRE_ENTER_F_RINGS) {
 		if (e.ops || e.cqes || e.nr_cqes)
 			return -EINVAL;
@@ -527,9 +541,11 @@ static long retire_ioctl_history(struct retire_ctx *ctx, unsigned int cmd,
 	ret = retire_arg_copy_in(&a, sizeof(a), sizeof(a), cmd, uarg);
 	if (ret)
 		return ret;
-	if (a.flags || a.recorded || a.dropped ||
-	    !retire_reserved_zero(a.reserved, sizeof(a.reserved)))
+	if (a.flags || !retire_reserved_zero(a.reserved, sizeof(a.reserved)))
 		return -EINVAL;
+	/* output-only */
+	a.recorded = 0;
+	a.dropped = 0;
 	a.nr = min_t(u32, a.nr, RETIRE_HISTORY_LEN);
 	ev = kcalloc(max_t(u32, a.nr, 1), sizeof(*ev), GFP_KERNEL);
 	if (!ev)
@@ -639,11 +655,7 @@ static long retire_ioctl_sim_config(unsigned int cmd, void __user *uarg)
 		return -EINVAL;
 	switch (cfg.op) {
 	case RETIRE_SIM_GET:
-		if (cfg.flags || cfg.latency_ns || cfg.tick_ns ||
-		    cfg.bytes_per_tick || cfg.fail_every ||
-		    cfg.fail_submit_every || cfg.seed || cfg.rate_bps ||
-		    cfg.burst_bytes || cfg.finish_ns)
-			return -EINVAL;
+		/* every knob is GET's output: what the caller left is ignored */
 		ret = retire_engine_knobs_get(&cfg);
 		if (ret)
 			return ret;
@@ -723,9 +735,11 @@ static long retire_ioctl_epoch(struct retire_ctx *ctx, unsigned int cmd,
 	ret = retire_arg_copy_in(&a, sizeof(a), sizeof(a), cmd, uarg);
 	if (ret)
 		return ret;
-	if (a.flags || a.epoch || a.authority ||
-	    !retire_reserved_zero(a.reserved, sizeof(a.reserved)))
+	if (a.flags || !retire_reserved_zero(a.reserved, sizeof(a.reserved)))
 		return -EINVAL;
+	/* output-only */
+	a.epoch = 0;
+	a.authority = 0;
 	ret = retire_ctx_epoch(ctx, a.op, a.key, &a.epoch, &a.authority);
 	if (ret)
 		return ret;

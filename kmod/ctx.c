@@ -331,7 +331,10 @@ struct retire_ctx *retire_ctx_create(struct retire_engine *engine)
 	get_task_comm(ctx->comm, current);
 	ctx->engine = engine;
 
-	/* twice Q: retired requests keep a slot until their record is read */
+	/*
+	 * twice max_unretired: retired requests keep a slot until their
+	 * RETIRED record is read
+	 */
 	nreq = min_t(u64, 2ULL * ctx->limits.max_unretired, RETIRE_SLOT_MAX);
 	ctx->history = retire_history_alloc();
 	if (!ctx->history) {

@@ -24,9 +24,12 @@ struct retire_ring;
 
 /**
  * struct retire_ctx - one open file description of /dev/retire
- * @ref:	the open file holds one reference and every unretired request
- *		one, so a context outlives its file for as long as any
- *		device work names it. The last put frees it from a work item.
+ * @ref:	the open file's reference (and any retire_ctx_get() took);
+ *		requests hold none.
+ *		release() hands it to the reaper, which drops it once no
+ *		request is unretired and no record is owed, so a context
+ *		outlives its file for as long as any device work names it.
+ *		The last put frees it from a work item.
  * @lock:	IRQ-safe: terminal events arrive from hrtimers and work items.
  *		Nothing sleeps or allocates under it.
  * @mutex:	serializes the owner's request commands, record delivery and

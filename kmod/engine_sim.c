@@ -225,7 +225,9 @@ static u64 retire_bucket_take_locked(struct retire_sim_job *job, u64 n,
 /**
  * retire_sim_fail_submit() - is this submission attempt one to refuse?
  *
- * Every attempt counts in the ordinal, refused ones too (seed 000 §4.1).
+ * Every attempt counts in the ordinal, refused ones too: a caller that
+ * retries a refused entry meets the next refusal N attempts later, not N
+ * admissions later.
  *
  * Return: true for every fail_submit_every-th attempt.
  */

@@ -33,7 +33,7 @@
  */
 static unsigned int max_unretired = 4096;
 module_param(max_unretired, uint, 0444);
-MODULE_PARM_DESC(max_unretired, "Cap on unretired requests per context (Q)");
+MODULE_PARM_DESC(max_unretired, "Cap on unretired requests per context");
 
 static unsigned int max_active = 256;
 module_param(max_active, uint, 0444);

@@ -274,7 +274,8 @@ void retire_ctx_limits_changed_locked(struct retire_ctx *ctx,
  * @req:	a WAITING (cancelled before it started) or ACTIVE request
  * @res:	what the device reported
  *
- * Clears d: from here no device touches the buffer for this request.
+ * Ends device access: from here no device touches the buffer for this
+ * request.
  */
 void retire_req_terminate_locked(struct retire_ctx *ctx,
 				 struct retire_req *req,
@@ -419,7 +420,10 @@ void retire_engine_complete_locked(struct retire_ctx *ctx, u64 handle,
 		retire_req_terminate_locked(ctx, req, res);
 }
 
-/* d = 0, the terminal record consumed, no borrow token out, not quarantined */
+/*
+ * the device's access ended, the terminal record consumed, no borrow token
+ * out, not quarantined
+ */
 static bool retire_req_may_retire(const struct retire_req *req)
 {
 	return req->state == RETIRE_REQ_TERMINATED && req->consumed &&
@@ -456,8 +460,8 @@ static void retire_req_retire_locked(struct retire_ctx *ctx,
  * @ctx:	the context
  * @req:	the request
  *
- * Exactly once: when d = 0, the owner consumed the terminal record and no
- * borrow token is out. The buffer goes back to its pool, the slot's
+ * Exactly once: when the device's access has ended, the owner consumed the
+ * terminal record and no borrow token is out. The buffer goes back to its pool, the slot's
  * generation moves on (every old handle is stale from here) and a RETIRED
  * record is owed; the slot is reused only once that record is read.
  */

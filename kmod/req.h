@@ -16,15 +16,15 @@ struct retire_engine_result;
 struct retire_limits;
 
 /*
- * A request's states. d (device access) is 1 in WAITING (once admitted it
- * may start at any time) and ACTIVE, and only the device's terminal event
- * clears it.
+ * A request's states. The device may access the buffer in WAITING (once
+ * admitted it may start at any time) and ACTIVE; only the device's
+ * terminal event ends that access.
  */
 enum retire_req_state {
 	RETIRE_REQ_FREE,
 	RETIRE_REQ_WAITING,	/* admitted, not yet handed to the device */
 	RETIRE_REQ_ACTIVE,	/* the device owns the buffer range */
-	RETIRE_REQ_TERMINATED,	/* device done: d = 0 */
+	RETIRE_REQ_TERMINATED,	/* device done: its access has ended */
 	RETIRE_REQ_RETIRED,	/* buffer back in its pool; RETIRED record owed */
 };
 

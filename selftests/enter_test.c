@@ -285,7 +285,8 @@ TEST_F(en, bad_batches_and_operations_refused_changing_nothing)
 	good.cqes = (__u64)(uintptr_t)cqes;
 	good.nr_cqes = 4;
 
-	for (i = 0; i < 11; i++) {
+	/* done and reaped are outputs: bad_input_test.c shows them ignored */
+	for (i = 0; i < 9; i++) {
 		e = good;
 		switch (i) {
 		case 0: e.flags = RETIRE_ENTER_F_ALL + 1; break;
@@ -295,12 +296,10 @@ TEST_F(en, bad_batches_and_operations_refused_changing_nothing)
 		case 4: e.nr_cqes = RETIRE_SUBMIT_MAX + 1; break;
 		case 5: e.min_complete = 5; break;
 		case 6: e.nr_ops = 0; e.nr_cqes = 0; break;
-		case 7: e.done = 1; break;
-		case 8: e.reaped = 1; break;
-		case 9: e.ops = 8; break;			/* unmapped */
-		case 10: e.ops = (__u64)(uintptr_t)"ro"; break;	/* unwritable */
+		case 7: e.ops = 8; break;			/* unmapped */
+		case 8: e.ops = (__u64)(uintptr_t)"ro"; break;	/* unwritable */
 		}
-		EXPECT_EQ(i >= 9 ? -EFAULT : -EINVAL, en_raw(fd, &e))
+		EXPECT_EQ(i >= 7 ? -EFAULT : -EINVAL, en_raw(fd, &e))
 			TH_LOG("case %d", i);
 	}
 	ASSERT_EQ(0, rt_stats(self->r, &after));

@@ -17,6 +17,8 @@
 #include <sys/wait.h>
 #include <linux/userfaultfd.h>
 #include <grp.h>
+#include <sched.h>
+#include <poll.h>
 
 #include "kselftest_harness.h"
 #include "retire_test.h"
@@ -873,6 +875,414 @@ TEST_F(rg, submit_reports_admissions_when_results_cannot_be_written)
 			     2000));
 	munmap(area, 3 * RT_PAGE);
 	close(uffd);
+}
+
+/* ---- issue 14: the documentation agrees with the module ---------------- */
+
+/* the offset of the stats field @name, or -1 */
+static long rg_stat_off(const char *name)
+{
+	unsigned int i;
+
+	for (i = 0; i < sizeof(rt_stat_fields) / sizeof(rt_stat_fields[0]); i++)
+		if (!strcmp(name, rt_stat_fields[i].name))
+			return (long)rt_stat_fields[i].off;
+	return -1;
+}
+
+/*
+ * Run one row of Documentation/retire.rst's counter table: @ret must be
+ * @want, and exactly the counters of @moved (NULL-terminated) must have
+ * moved, each by one.
+ */
+static void rg_row(struct __test_metadata *_metadata, struct retire *r,
+		   struct retire_stats *before, const char *what, int ret,
+		   int want, const char *const *moved)
+{
+	struct retire_stats expect = *before, after;
+	unsigned int k;
+	const char *d;
+	long off;
+
+	EXPECT_EQ(want, ret) {
+		TH_LOG("%s", what);
+	}
+	for (k = 0; moved[k]; k++) {
+		off = rg_stat_off(moved[k]);
+		ASSERT_LE(0, off);
+		(*(__u64 *)((char *)&expect + off))++;
+	}
+	ASSERT_EQ(0, rt_stats(r, &after));
+	d = rt_stats_diff(&expect, &after, NULL);
+	EXPECT_TRUE(d == NULL) {
+		TH_LOG("%s: stats.%s is %llu, the table says %llu", what, d,
+		       (unsigned long long)rt_stat_get(&after, rg_stat_off(d)),
+		       (unsigned long long)rt_stat_get(&expect,
+						       rg_stat_off(d)));
+	}
+	*before = after;
+}
+
+#define RG_ROW(what, call, want, ...) do {				\
+	static const char *const __m[] = { __VA_ARGS__ NULL };		\
+	rg_row(_metadata, self->r, &st, (what), (call), (want), __m);	\
+} while (0)
+
+/*
+ * Every row of the counter table in Documentation/retire.rst ("Refusals
+ * and stale handles"): which counters each refusal moves, the overlapping
+ * ones together, and nothing else.
+ */
+TEST_F(rg, each_refusal_moves_the_counters_its_table_row_names)
+{
+	struct retire_limits l = self->info.caps;
+	struct retire_stats st;
+	struct retire_submit sub;
+	struct retire_buf_reg reg;
+	struct retire_sqe sqe;
+	struct retire_cqe c;
+	__u64 b, b2, h, h2, t, t1, gone;
+
+	b = rg_buf(_metadata, self->r, 1);
+	b2 = rg_buf(_metadata, self->r, 1);
+	gone = rg_buf(_metadata, self->r, 1);
+	ASSERT_EQ(0, retire_unregister_buffer(self->r, gone));
+	/* h: done, a token taken and given back, retired: every handle stale */
+	ASSERT_EQ(0, rt_submit(self->r, b, 0, 64, RETIRE_DEV_WRITE, 1, 0, &h));
+	ASSERT_EQ(0, rt_wait(self->r, &self->log, h, RETIRE_REC_TERMINAL, &c,
+			     3000));
+	ASSERT_EQ(0, retire_borrow_token(self->r, h, &t));
+	ASSERT_EQ(0, retire_return_token(self->r, t, 0));
+	rg_retire(_metadata, self->r, &self->log, h, 3000);
+	/* h2: terminated, its TERMINAL record read, not retired */
+	ASSERT_EQ(0, rt_submit(self->r, b, 0, 64, RETIRE_DEV_WRITE, 2, 0, &h2));
+	ASSERT_EQ(0, rt_wait(self->r, &self->log, h2, RETIRE_REC_TERMINAL, &c,
+			     3000));
+	ASSERT_EQ(0, rt_stats(self->r, &st));
+
+	/* stale handles */
+	RG_ROW("cancel of a retired request", retire_cancel_request(self->r, h),
+	       -ENOENT, "cancel_noent", "stale_cancel",);
+	RG_ROW("cancel of a terminated request",
+	       retire_cancel_request(self->r, h2), -ENOENT, "cancel_noent",);
+	RG_ROW("cancel of a buffer's handle",
+	       retire_cancel_request(self->r, b), -ENOENT, "cancel_noent",
+	       "stale_cancel",);
+	RG_ROW("second return of a token", retire_return_token(self->r, t, 0),
+	       -ENOENT, "protocol_errors", "stale_token",);
+	RG_ROW("handoff of a returned token",
+	       retire_handoff_token(self->r, t, &t1), -ENOENT,
+	       "protocol_errors", "stale_token",);
+	RG_ROW("borrow on a retired request",
+	       retire_borrow_token(self->r, h, &t1), -ENOENT, "stale_token",);
+	RG_ROW("RETIRE after retirement", retire_retire_request(self->r, h),
+	       -ENOENT, "stale_user",);
+	RG_ROW("RETIRE of a buffer's handle", retire_retire_request(self->r, b),
+	       -ENOENT, "stale_user",);
+	RG_ROW("unregister of a request's handle",
+	       retire_unregister_buffer(self->r, h2), -ENOENT, "stale_user",);
+	RG_ROW("engine event naming a retired request",
+	       retire_inject_sim_event(self->r, h, 0), -ENOENT, "stale_engine",);
+
+	/* SUBMIT entries: refused always, and the bound's own counter */
+	RG_ROW("entry of length 0", rt_submit(self->r, b2, 0, 0,
+					      RETIRE_DEV_READ, 3, 0, NULL),
+	       -EINVAL, "refused",);
+	RG_ROW("entry on an unregistered buffer",
+	       rt_submit(self->r, gone, 0, 64, RETIRE_DEV_READ, 3, 0, NULL),
+	       -ENOENT, "refused", "stale_user",);
+	RG_ROW("entry on a held buffer",
+	       rt_submit(self->r, b, 0, 64, RETIRE_DEV_READ, 3, 0, NULL),
+	       -EBUSY, "refused",);
+	l.max_unretired = 1;
+	l.max_active = 1;
+	l.max_active_per_key = 1;
+	l.max_tokens = 1;
+	l.max_buffers = 2;
+	ASSERT_EQ(0, retire_set_limits(self->r, &l));
+	ASSERT_EQ(0, rt_stats(self->r, &st));
+	RG_ROW("entry over max_unretired",
+	       rt_submit(self->r, b2, 0, 64, RETIRE_DEV_READ, 3, 0, NULL),
+	       -ENOSPC, "refused", "refused_unretired",);
+
+	/* BORROW and BUF_REGISTER: the bound's counter, never refused */
+	ASSERT_EQ(0, retire_borrow_token(self->r, h2, &t1));
+	ASSERT_EQ(0, rt_stats(self->r, &st));
+	RG_ROW("borrow over max_tokens", retire_borrow_token(self->r, h2, &t),
+	       -ETOOMANYREFS, "refused_tokens",);
+	ASSERT_EQ(0, retire_return_token(self->r, t1, 0));
+	ASSERT_EQ(0, rt_stats(self->r, &st));
+	RG_ROW("buffer over max_buffers", rt_register(self->r, RT_PAGE, &t,
+						       NULL),
+	       -EMFILE, "refused_buffers",);
+	ASSERT_EQ(0, retire_set_limits(self->r, &self->info.caps));
+	ASSERT_EQ(0, rt_stats(self->r, &st));
+	RG_ROW("buffer over max_pool_bytes",
+	       rt_register(self->r, 1ULL << 40, &t, NULL), -ENOSPC,
+	       "refused_pool",);
+	memset(&reg, 0, sizeof(reg));
+	reg.flags = RETIRE_BUF_F_USER;
+	reg.addr = 1ULL << 30;
+	reg.len = 1ULL << 40;
+	RG_ROW("user buffer over max_pinned_bytes",
+	       retire_register_buffer(self->r, &reg), -EDQUOT,
+	       "refused_pinned",);
+	reg.addr = -(__u64)RT_PAGE;
+	reg.len = 2 * RT_PAGE;
+	RG_ROW("user range past 2^64", retire_register_buffer(self->r, &reg),
+	       -EINVAL,);
+	/* a malformed batch is no entry: nothing counts */
+	retire_prep_request(&sqe, b2, 0, 64, RETIRE_DEV_READ, 4);
+	memset(&sub, 0, sizeof(sub));
+	sub.sqes = (__u64)(uintptr_t)&sqe;
+	RG_ROW("batch of no entry",
+	       rt_ioctl(retire_get_fd(self->r), RETIRE_IOC_SUBMIT, &sub),
+	       -EINVAL,);
+	rg_retire(_metadata, self->r, &self->log, h2, 1000);
+}
+
+/*
+ * A request the owner has consumed but a token still holds takes more
+ * tokens, and each one delays its retirement; only the last return
+ * retires it. A second RETIRE meanwhile is -EALREADY, after it -ENOENT.
+ */
+TEST_F(rg, borrow_after_retire_with_a_token_out_succeeds_and_delays_retirement)
+{
+	struct retire_stats st0, st;
+	struct retire_cqe c;
+	__u64 b, h, t1, t2;
+
+	b = rg_buf(_metadata, self->r, 1);
+	ASSERT_EQ(0, rt_submit(self->r, b, 0, 64, RETIRE_DEV_WRITE, 5, 0, &h));
+	ASSERT_EQ(0, rt_wait(self->r, &self->log, h, RETIRE_REC_TERMINAL, &c,
+			     3000));
+	ASSERT_EQ(0, retire_borrow_token(self->r, h, &t1));
+	ASSERT_EQ(0, retire_retire_request(self->r, h));
+	EXPECT_EQ(-EALREADY, retire_retire_request(self->r, h));
+	EXPECT_EQ(0, retire_borrow_token(self->r, h, &t2));
+	ASSERT_EQ(0, rt_stats(self->r, &st0));
+	EXPECT_EQ(2, st0.tokens_out);
+
+	EXPECT_EQ(0, retire_return_token(self->r, t1, 0));
+	ASSERT_EQ(0, rt_collect(self->r, &self->log, 100));
+	EXPECT_EQ(0, rt_count(&self->log, h, RETIRE_REC_RETIRED));
+	ASSERT_EQ(0, rt_stats(self->r, &st));
+	EXPECT_EQ(st0.retired, st.retired);
+	EXPECT_EQ(1, st.physical_outstanding);
+
+	EXPECT_EQ(0, retire_return_token(self->r, t2, 0));
+	ASSERT_EQ(0, rt_wait(self->r, &self->log, h, RETIRE_REC_RETIRED, &c,
+			     1000));
+	ASSERT_EQ(0, rt_stats(self->r, &st));
+	EXPECT_EQ(st0.retired + 1, st.retired);
+	EXPECT_EQ(-ENOENT, retire_borrow_token(self->r, h, &t1));
+	EXPECT_EQ(-ENOENT, retire_retire_request(self->r, h));
+}
+
+/*
+ * "Had not started" is the WAITING state: admitted, not yet handed to the
+ * engine. A cancel then returns 0. Once the engine has it, even inside
+ * the sim's latency_ns before a byte moved, a cancel is -EALREADY unless
+ * the engine may stop it (RETIRE_SIM_F_CANCEL_RUNNING). Either way a
+ * cancelled TERMINAL record carries -ECANCELED.
+ */
+TEST_F(rg, cancel_returns_0_only_before_the_engine_has_it_and_says_ecanceled)
+{
+	struct retire_limits l = self->info.caps;
+	struct retire_cqe ack, term;
+	__u64 b[3], h[3];
+	int i;
+
+	for (i = 0; i < 3; i++)
+		b[i] = rg_buf(_metadata, self->r, 1);
+	l.max_active = 1;
+	l.max_active_per_key = 1;
+	ASSERT_EQ(0, retire_set_limits(self->r, &l));
+	ASSERT_EQ(0, rt_set_latency(self->r, 0, 400 * RT_MS));
+	for (i = 0; i < 2; i++)
+		ASSERT_EQ(0, rt_submit(self->r, b[i], 0, 64, RETIRE_DEV_WRITE,
+				       0x90 + i, 0, &h[i]));
+	rt_msleep(20);
+	/* h[0] is the engine's, in its latency window; h[1] waits */
+	EXPECT_EQ(-EALREADY, retire_cancel_request(self->r, h[0]));
+	EXPECT_EQ(0, retire_cancel_request(self->r, h[1]));
+	ASSERT_EQ(0, rt_wait(self->r, &self->log, h[1], RETIRE_REC_CANCEL_ACK,
+			     &ack, 1000));
+	EXPECT_EQ(0, ack.error);
+	EXPECT_EQ(RETIRE_OUTCOME_CANCEL_REQUESTED, ack.outcome);
+	ASSERT_EQ(0, rt_wait(self->r, &self->log, h[1], RETIRE_REC_TERMINAL,
+			     &term, 1000));
+	EXPECT_EQ(RETIRE_OUTCOME_CANCELLED, term.outcome);
+	EXPECT_EQ(-ECANCELED, term.error);
+	ASSERT_EQ(0, rt_wait(self->r, &self->log, h[0], RETIRE_REC_CANCEL_ACK,
+			     &ack, 1000));
+	EXPECT_EQ(-EALREADY, ack.error);
+	ASSERT_EQ(0, rt_wait(self->r, &self->log, h[0], RETIRE_REC_TERMINAL,
+			     &term, 3000));
+	EXPECT_EQ(RETIRE_OUTCOME_STALE, term.outcome);
+	EXPECT_EQ(0, term.error);
+
+	/* with CANCEL_RUNNING the engine stops it in that same window */
+	ASSERT_EQ(0, rt_set_latency(self->r, RETIRE_SIM_F_CANCEL_RUNNING,
+				    400 * RT_MS));
+	ASSERT_EQ(0, rt_submit(self->r, b[2], 0, 64, RETIRE_DEV_WRITE, 0x92, 0,
+			       &h[2]));
+	rt_msleep(20);
+	EXPECT_EQ(0, retire_cancel_request(self->r, h[2]));
+	ASSERT_EQ(0, rt_wait(self->r, &self->log, h[2], RETIRE_REC_TERMINAL,
+			     &term, 1000));
+	EXPECT_EQ(RETIRE_OUTCOME_CANCELLED, term.outcome);
+	EXPECT_EQ(-ECANCELED, term.error);
+	for (i = 0; i < 3; i++) {
+		ASSERT_EQ(0, retire_retire_request(self->r, h[i]));
+		ASSERT_EQ(0, rt_wait(self->r, &self->log, h[i],
+				     RETIRE_REC_RETIRED, &term, 1000));
+	}
+	ASSERT_EQ(0, retire_set_limits(self->r, &self->info.caps));
+}
+
+/*
+ * The sim engine makes no random choice: its seed is stored and read back
+ * and changes nothing it does. Two runs that differ only in the seed move
+ * the same bytes, report the same checksums and time out the same way.
+ */
+TEST_F(rg, sim_seed_is_read_back_and_changes_nothing_the_engine_does)
+{
+	static const __u64 seeds[] = { 0, 1, 0x9e3779b97f4a7c15ULL };
+	struct retire_sim_config cfg;
+	struct retire_stats s0, s1;
+	struct retire_cqe c[2];
+	__u64 sum[3][2], bytes[3], b[2], h[2];
+	unsigned char *map[2];
+	unsigned int i, k;
+
+	for (k = 0; k < 2; k++)
+		ASSERT_EQ(0, retire_alloc_buffer(self->r, 4 * RT_PAGE, &b[k],
+						 (void **)&map[k]));
+	for (i = 0; i < 3; i++) {
+		ASSERT_EQ(0, rt_set_sim(self->r, 0, 2 * RT_MS, RT_MS, 3000, 0,
+					seeds[i]));
+		ASSERT_EQ(0, retire_get_sim_config(self->r, &cfg));
+		EXPECT_EQ(seeds[i], cfg.seed);
+		for (k = 0; k < 2; k++)
+			memset(map[k], 0x11 * (k + 1), 4 * RT_PAGE);
+		ASSERT_EQ(0, rt_stats(self->r, &s0));
+		for (k = 0; k < 2; k++)
+			ASSERT_EQ(0, rt_submit(self->r, b[k], 100, 3 * RT_PAGE,
+					       k ? RETIRE_DEV_READ :
+					       RETIRE_DEV_READ |
+					       RETIRE_DEV_WRITE, 0x40 + k, 0,
+					       &h[k]));
+		for (k = 0; k < 2; k++) {
+			ASSERT_EQ(0, rt_wait(self->r, &self->log, h[k],
+					     RETIRE_REC_TERMINAL, &c[k], 3000));
+			EXPECT_EQ(RETIRE_OUTCOME_COMPLETED, c[k].outcome);
+			EXPECT_EQ(3 * RT_PAGE, c[k].result_len);
+			sum[i][k] = c[k].checksum;
+			rg_retire(_metadata, self->r, &self->log, h[k], 1000);
+		}
+		ASSERT_EQ(0, rt_stats(self->r, &s1));
+		bytes[i] = s1.engine_bytes - s0.engine_bytes;
+		EXPECT_EQ(-1, rt_check_pattern(map[0] + 100, 3 * RT_PAGE,
+					       0x40));
+		if (i) {
+			EXPECT_EQ(sum[0][0], sum[i][0]);
+			EXPECT_EQ(sum[0][1], sum[i][1]);
+			EXPECT_EQ(bytes[0], bytes[i]);
+		}
+	}
+	for (k = 0; k < 2; k++)
+		munmap(map[k], 4 * RT_PAGE);
+}
+
+/*
+ * The family lives in the initial network namespace only (netnsok false),
+ * and so do its notifications: a context opened from another network
+ * namespace is reported there, like every other.
+ */
+TEST_F(rg, stale_counts_of_a_context_opened_in_another_netns_reach_the_initial_one)
+{
+	struct retire_event ev[64];
+	struct retire_monitor *m;
+	struct pollfd pfd;
+	__u64 end, last = 0;
+	int i, n, status;
+	pid_t pid;
+
+	ASSERT_EQ(0, retire_open_monitor(&m, RETIRE_MONITOR_STALE));
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (!pid) {
+		struct retire *r;
+
+		if (unshare(CLONE_NEWNET))
+			_exit(errno == EINVAL ? 4 : 10);
+		if (retire_open_device(&r, NULL, 0))
+			_exit(11);
+		for (i = 0; i < 3; i++)
+			if (retire_cancel_request(r, (2ULL << 56) | 1) != -ENOENT)
+				_exit(12);
+		/* closing sends what is pending */
+		retire_close_device(r);
+		_exit(0);
+	}
+	ASSERT_EQ(pid, waitpid(pid, &status, 0));
+	ASSERT_TRUE(WIFEXITED(status));
+	if (WEXITSTATUS(status) == 4)
+		SKIP(goto out, "no network namespaces");
+	ASSERT_EQ(0, WEXITSTATUS(status));
+
+	pfd.fd = retire_get_monitor_fd(m);
+	pfd.events = POLLIN;
+	end = rt_now_ns() + 2000 * RT_MS;
+	while (last != 3 && rt_now_ns() < end) {
+		if (poll(&pfd, 1, 100) <= 0)
+			continue;
+		n = retire_read_events(m, ev, 64);
+		ASSERT_LE(0, n);
+		for (i = 0; i < n; i++)
+			if (ev[i].type == RETIRE_CMD_STALE_NTF &&
+			    ev[i].pid == (__u32)pid)
+				last = ev[i].stale_cancel;
+	}
+	EXPECT_EQ(3, last);
+out:
+	retire_close_monitor(m);
+}
+
+/*
+ * Array entries never grow: their size is the stride of every array and
+ * ring that holds them (uapi/linux/retire.h says how they are replaced).
+ */
+TEST(array_entries_keep_their_abi_size)
+{
+	EXPECT_EQ(88, sizeof(struct retire_sqe));
+	EXPECT_EQ(80, sizeof(struct retire_op));
+	EXPECT_EQ(64, sizeof(struct retire_cqe));
+	EXPECT_EQ(112, sizeof(struct retire_engine_info));
+	EXPECT_EQ(32, sizeof(struct retire_history_event));
+}
+
+/*
+ * The features a module reports: every bit it has, RETIRE_FEAT_EDU only
+ * while an edu engine is listed (Documentation/retire.rst shows 0x2ff for
+ * a machine without one).
+ */
+TEST_F(rg, features_are_every_bit_but_edu_unless_an_edu_engine_is_listed)
+{
+	struct retire_engine_info e[16];
+	bool edu = false;
+	int n, i;
+
+	n = retire_list_engines(self->r, e, 16);
+	ASSERT_LE(1, n);
+	for (i = 0; i < n && i < 16; i++)
+		if (!strcmp(e[i].name, "edu"))
+			edu = true;
+	EXPECT_EQ(RETIRE_FEAT_ALL & ~(edu ? 0 : RETIRE_FEAT_EDU),
+		  self->info.features);
+	if (!edu)
+		EXPECT_EQ(0x2ff, self->info.features);
 }
 
 TEST_HARNESS_MAIN

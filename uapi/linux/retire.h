@@ -4,14 +4,29 @@
  *
  * The ioctl ABI of /dev/retire. Every structure is built from fixed-size
  * fields, naturally aligned, with explicit padding; pointers travel as __u64.
+ *
+ * Input and output fields. Each field below is marked "in", "out" or both.
  * Every "reserved" or "pad" field and every undefined flag bit must be zero
- * on input, or the ioctl fails with -EINVAL and changes nothing.
+ * on input, or the ioctl fails with -EINVAL and changes nothing: they are
+ * kept for later use, and a non-zero one may mean something to a later
+ * module. A field that is only an output ("out", with no "in") is ignored
+ * on input, whatever it holds: a caller may pass a structure back as the
+ * module returned it (a reap loop reusing its struct retire_reap, a batch
+ * reusing its array of struct retire_sqe).
  *
  * Structures may grow at their end in later ABI versions. The kernel takes
  * the size from the ioctl number (_IOC_SIZE): a caller built against an
  * older header passes a shorter structure and gets the old behaviour; a
  * caller built against a newer header passes a longer one, which is accepted
  * only if every byte the kernel does not know is zero (-E2BIG otherwise).
+ *
+ * That rule is for the argument of an ioctl only. The entries of an array
+ * (struct retire_sqe, retire_op, retire_cqe, retire_engine_info,
+ * retire_history_event, and the rings' entries) have a fixed size that is
+ * ABI: the array's stride. They never grow. A later version that needs
+ * more per entry adds a new entry structure under a new feature bit,
+ * chosen by a flag of the command that carries the array (or a new
+ * command); callers that do not set that flag keep today's entries.
  */
 #ifndef _UAPI_LINUX_RETIRE_H
 #define _UAPI_LINUX_RETIRE_H
@@ -73,7 +88,7 @@
  * that no context may exceed.
  */
 struct retire_limits {
-	/* unretired requests (Q): timed-out and cancelled-but-unretired count */
+	/* unretired requests: timed-out and cancelled-but-unretired count */
 	__u32 max_unretired;
 	/* requests the engine may be working on at once */
 	__u32 max_active;
@@ -152,10 +167,14 @@ struct retire_info {
  * @flags:	in: RETIRE_BUF_F_*.
  * @evicted:	out: FREE module-allocated buffers evicted (least recently
  *		used first) to fit this one in the pool's budget; their
- *		handles are stale. In: must be 0.
- * @addr:	in: RETIRE_BUF_F_USER: page-aligned address of the memory to
- *		pin; otherwise must be 0.
- * @len:	in: bytes, a non-zero multiple of the page size.
+ *		handles are stale.
+ * @addr:	in: RETIRE_BUF_F_USER: non-zero, page-aligned address of the
+ *		memory to pin, with @addr + @len not past 2^64 (-EINVAL, not
+ *		counted: a malformed argument); otherwise must be 0.
+ * @len:	in: bytes, a non-zero multiple of the page size. A length over
+ *		a bound of the context is refused before any memory is
+ *		allocated or pinned, and counted (-EDQUOT: max_pinned_bytes,
+ *		-ENOSPC: max_pool_bytes).
  * @handle:	out: the buffer's handle (kind RETIRE_KIND_BUF).
  * @mmap_offset: out: module-allocated buffers: the offset to pass to
  *		mmap(MAP_SHARED) on this file to map the buffer; 0 for user
@@ -213,7 +232,8 @@ struct retire_handle_arg {
  * consume the request when its TERMINAL record is handed to the reader:
  * it retires then, or when its last borrow token returns, exactly as if
  * RETIRE_IOC_RETIRE had named it at that moment (a later RETIRE of it
- * returns -EALREADY). Its RETIRED record still says when.
+ * returns -EALREADY while a token holds it back, -ENOENT once it has
+ * retired). Its RETIRED record still says when.
  */
 #define RETIRE_SQE_F_AUTO_RETIRE	(1U << 0)
 /*
@@ -240,7 +260,7 @@ struct retire_handle_arg {
  * @key:	in: the request's key (admission and publication use it).
  * @dev_flags:	in: RETIRE_DEV_*, at least one.
  * @flags:	in: RETIRE_SQE_F_*.
- * @handle:	out: the request's handle, if @result is 0.
+ * @handle:	out: the request's handle if @result is 0, else 0.
  * @result:	out: 0 if admitted, else the -errno that refused this entry.
  * @pad:	in: must be 0.
  * @reserved:	in: must be 0.
@@ -327,7 +347,10 @@ struct retire_token_op {
 /* ---- records ------------------------------------------------------------ */
 
 /* struct retire_cqe.type */
-/* the request's deadline expired (outcome timed_out) */
+/*
+ * the request's deadline expired: outcome timed_out, with
+ * RETIRE_CQE_F_OUTSTANDING (the device still owns the buffer)
+ */
 #define RETIRE_REC_TIMEOUT	1
 /* a cancel named the request and returned @error (0 or -EALREADY) */
 #define RETIRE_REC_CANCEL_ACK	2
@@ -344,7 +367,11 @@ struct retire_token_op {
 /* struct retire_cqe.outcome */
 #define RETIRE_OUTCOME_COMPLETED	1
 #define RETIRE_OUTCOME_FAILED		2
-/* confirmed before the device started, or stopped by it */
+/*
+ * a cancel took it before the engine was handed it (it was waiting behind
+ * max_active or max_active_per_key), or the engine stopped it; @error
+ * is -ECANCELED
+ */
 #define RETIRE_OUTCOME_CANCELLED	3
 /* the caller's wait expired; says nothing about the work */
 #define RETIRE_OUTCOME_TIMED_OUT	4
@@ -393,7 +420,9 @@ struct retire_token_op {
  * @handle:	the request's handle (stale after RETIRE_REC_RETIRED).
  * @type:	RETIRE_REC_*.
  * @outcome:	RETIRE_OUTCOME_*.
- * @error:	FAILED: the engine's -errno; CANCEL_ACK: the cancel's result.
+ * @error:	TERMINAL: 0 if completed (or stale), the engine's -errno if
+ *		failed, -ECANCELED if cancelled; CANCEL_ACK: the cancel's
+ *		result (0 or -EALREADY); every other record: 0.
  * @flags:	RETIRE_CQE_F_*.
  * @result_len: completed: bytes the device transferred.
  * @latency_ns: completed: from admission to the terminal event.
@@ -430,8 +459,9 @@ struct retire_cqe {
  * struct retire_reap - argument of RETIRE_IOC_REAP.
  * @cqes:	in: address of an array of @nr struct retire_cqe.
  * @nr:		in: 1 to RETIRE_SUBMIT_MAX.
- * @min_complete: in: wait until at least this many records (at most @nr)
- *		are ready, or @timeout_ns passes, or a signal arrives.
+ * @min_complete: in: wait until at least this many records are ready, or
+ *		@timeout_ns passes, or a signal arrives; more than @nr is
+ *		-EINVAL.
  * @timeout_ns: in: the longest wait; 0 does not wait. A value past what
  *		the kernel's clock can add (2^63 - 1 ns from now) is clamped
  *		to it: a wait without a practical bound.
@@ -503,7 +533,7 @@ struct retire_stats {
 	__u64 evicted;			/* pool buffers evicted */
 	__u64 pool_bytes;		/* gauge: module-allocated bytes */
 	__u64 engine_bytes;		/* bytes the engine moved */
-	__u64 device_outstanding;	/* gauge: admitted, no terminal event (d) */
+	__u64 device_outstanding;	/* gauge: admitted, no terminal event */
 	/* admission -> the first of terminal event, timeout, cancel */
 	__u64 lat_logical[RETIRE_HIST_BUCKETS];
 	/* terminal event -> its record read */
@@ -524,8 +554,9 @@ struct retire_stats {
 /*
  * struct retire_stats_arg - argument of RETIRE_IOC_GET_STATS.
  * @stats:	in: address of a struct retire_stats of @size bytes.
- * @size:	in: the caller's sizeof(struct retire_stats); the module
- *		writes at most that much, and zeroes what it does not know.
+ * @size:	in: the caller's sizeof(struct retire_stats), not 0
+ *		(-EINVAL); the module writes at most that much, and zeroes
+ *		what it does not know.
  * @flags:	in: RETIRE_STATS_F_*.
  * @reserved:	in: must be 0.
  */
@@ -574,6 +605,8 @@ struct retire_stats_arg {
  * struct retire_sim_config - argument of RETIRE_IOC_SIM_CONFIG: the
  * module-wide sim engine's knobs. Read back the current ones with
  * @op = RETIRE_SIM_GET; set them with RETIRE_SIM_SET (CAP_SYS_ADMIN).
+ * Every knob is an input of SET and an output of GET: GET ignores what
+ * the caller left in them.
  * @op:		in: RETIRE_SIM_GET or RETIRE_SIM_SET.
  * @flags:	RETIRE_SIM_F_*.
  * @latency_ns:	time from activation to the first transfer.
@@ -586,14 +619,17 @@ struct retire_stats_arg {
  * @fail_submit_every: refuse every Nth submission attempt with -EIO,
  *		counting every attempt, refused ones too (module-wide); 0
  *		never.
- * @seed:	seed of the engine's deterministic choices.
+ * @seed:	no effect: the sim engine makes no random choice. Stored
+ *		and read back, so that a configuration read and set again
+ *		is the same; a later module that gives it a meaning says
+ *		so with a feature bit.
  * @rate_bps:	shared bandwidth of every transfer, bytes per second; 0:
  *		unlimited. Bytes moved never exceed @burst_bytes + rate * t.
  * @burst_bytes: the token bucket's depth (at most 16 GiB); it starts full
  *		when set.
  * @finish_ns:	time from a request's last transfer to its terminal event
  *		(the destination's own completion); 0: at once.
- * @reserved:	must be 0.
+ * @reserved:	in: must be 0.
  */
 struct retire_sim_config {
 	__u32 op;
@@ -727,8 +763,9 @@ struct retire_epoch_arg {
  * @key:	in: SUBMIT: as struct retire_sqe; else 0.
  * @dev_flags:	in: SUBMIT: as struct retire_sqe; else 0.
  * @error:	in: RETURN: 0 or the consumer's -errno; else 0.
- * @handle:	in: the handle the operation names (0 for SUBMIT); out:
- *		SUBMIT: the new request's handle, BORROW and HANDOFF: the
+ * @handle:	SUBMIT: out only (ignored on input): the new request's
+ *		handle if @result is 0, else 0. Other operations: in: the
+ *		handle the operation names; out: BORROW and HANDOFF: the
  *		new token's, if @result is 0; else unchanged.
  * @result:	out: 0, or the -errno the operation's own ioctl would have
  *		returned; the operation then changed nothing.
@@ -774,7 +811,7 @@ struct retire_op {
  * @timeout_ns:	in: as struct retire_reap.
  * @done:	out: operations run (all @nr_ops unless the call failed
  *		before any); each has its @result.
- * @reaped:	out: records copied to @cqes.
+ * @reaped:	out: records copied to @cqes (or moved into the ring).
  * @reserved:	in: must be 0.
  *
  * The operations run in array order, each as its own ioctl would, under
@@ -985,7 +1022,8 @@ enum retire_event_type {
 	RETIRE_EV_ACTIVATE = 2,
 	/*
 	 * the device's terminal event: @value its -errno (0 if completed),
-	 * @aux the RETIRE_OUTCOME_*; d = 0 from here
+	 * @aux the RETIRE_OUTCOME_*; from here the device no longer
+	 * touches the buffer for this request
 	 */
 	RETIRE_EV_TERMINAL = 3,
 	/* the deadline passed before the terminal event */

@@ -201,8 +201,8 @@ int retire_get_stats(struct retire *r, struct retire_stats *stats,
 
 /*
  * Raw latency observations. A set keeps up to @capacity observations in
- * nanoseconds; percentiles are nearest rank over exactly those (seed 000
- * §5.2), and -ENODATA (unknown) when there are none. Attached to a handle
+ * nanoseconds; percentiles are nearest rank over exactly those (never
+ * combined from other percentiles), and -ENODATA (unknown) when there are none. Attached to a handle
  * with retire_track_latency(), a set receives latency_ns of every
  * successful completion (a TERMINAL record with outcome COMPLETED and
  * RETIRE_CQE_F_MEASURED) that retire_reap_records() or

@@ -4,7 +4,8 @@
  *
  * A percentile is computed from the observations themselves, never from
  * other percentiles: two cohorts' p95 values cannot be combined into the
- * p95 of both (seed 000 §5.2), so a caller who wants the aggregate merges
+ * p95 of both (100 x 0 ms and 100 x 100 ms have p95 0 and 100, together
+ * 100, not 50), so a caller who wants the aggregate merges
  * the raw observations (retire_merge_latency()) and asks again. With no
  * observation the answer is -ENODATA: unknown, not zero.
  */
