@@ -7,7 +7,7 @@
  *
  * scripts/install-test.sh builds it against a DESTDIR install, shared and
  * with libretire.a, and runs it. It needs no /dev/retire: it exercises the
- * latency API for real (nearest rank, unknown, the seed 000 §5.2
+ * latency API for real (nearest rank, unknown, the averaged-p95
  * counterexample, full sets, merges, threads) and checks that opening a
  * missing device fails as documented. Prints one line per failed check and
  * a summary; exits 1 if any failed.
@@ -170,11 +170,11 @@ static void test_unknown(void)
 }
 
 /*
- * Seed 000 §5.2: 100 observations of 0 ms and 100 of 100 ms. Each
+ * Percentiles do not average: 100 observations of 0 ms and 100 of 100 ms. Each
  * cohort's p95 is 0 and 100 ms; the p95 of both is 100 ms (rank 190 of
  * 200), not 50 ms, which averaging the two percentiles would claim.
  */
-static void test_seed_counterexample(void)
+static void test_percentiles_do_not_average(void)
 {
 	struct retire_latency *a = create(100), *b = create(100);
 	struct retire_latency *all = create(200);
@@ -523,7 +523,7 @@ int main(void)
 {
 	test_nearest_rank();
 	test_unknown();
-	test_seed_counterexample();
+	test_percentiles_do_not_average();
 	test_full();
 	test_merge();
 	test_copy();
