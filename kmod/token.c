@@ -28,6 +28,7 @@ static struct retire_token *retire_token_new_locked(struct retire_ctx *ctx,
 {
 	struct retire_token *tok;
 
+	lockdep_assert_held(&ctx->lock);
 	if (ctx->stats.v[RETIRE_ST_TOKENS_OUT] >=
 	    (u64)ctx->limits.max_tokens + extra) {
 		retire_stat_inc(&ctx->stats, RETIRE_ST_REFUSED_TOKENS);
@@ -43,6 +44,7 @@ static struct retire_token *retire_token_new_locked(struct retire_ctx *ctx,
 static void retire_token_drop_locked(struct retire_ctx *ctx,
 				     struct retire_token *tok, u64 handle)
 {
+	lockdep_assert_held(&ctx->lock);
 	retire_slot_kill_locked(&ctx->tokens, &tok->slot);
 	retire_slot_release_locked(&ctx->tokens, &tok->slot,
 				   retire_handle_slot(handle));
@@ -74,7 +76,7 @@ int retire_token_borrow(struct retire_ctx *ctx, u64 req_handle, u64 *token)
 	int ret;
 
 	lockdep_assert_held(&ctx->mutex);
-	ret = retire_slot_reserve(&ctx->tokens, &ctx->lock, 1);
+	ret = retire_slot_reserve(&ctx->tokens, 1);
 	spin_lock_irq(&ctx->lock);
 	req = retire_slot_lookup_locked(&ctx->reqs, req_handle);
 	if (!req) {
@@ -152,7 +154,7 @@ int retire_token_handoff(struct retire_ctx *ctx, u64 token, u64 *new_token)
 	int ret;
 
 	lockdep_assert_held(&ctx->mutex);
-	ret = retire_slot_reserve(&ctx->tokens, &ctx->lock, 1);
+	ret = retire_slot_reserve(&ctx->tokens, 1);
 	spin_lock_irq(&ctx->lock);
 	old = retire_slot_lookup_locked(&ctx->tokens, token);
 	if (!old) {
