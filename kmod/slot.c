@@ -37,8 +37,7 @@
 int retire_slot_table_init(struct retire_slot_table *t, u8 kind,
 			   u32 obj_size, u32 max,
 			   void (*init)(void *obj, void *arg),
-			   void (*fini)(void *obj), void *arg,
-			   spinlock_t *lock)
+			   void (*fini)(void *obj), void *arg, spinlock_t *lock)
 {
 	u32 nchunks;
 

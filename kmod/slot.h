@@ -78,7 +78,7 @@ struct retire_slot_table {
 	void (*init)(void *obj, void *arg);
 	void (*fini)(void *obj);
 	void *arg;
-	spinlock_t *lock;
+	spinlock_t *lock;	/* not its own: the owning context's */
 };
 
 /* the uapi's decoders read handles as this file makes them */
@@ -110,8 +110,7 @@ static inline u32 retire_handle_gen(u64 h)
 int retire_slot_table_init(struct retire_slot_table *t, u8 kind,
 			   u32 obj_size, u32 max,
 			   void (*init)(void *obj, void *arg),
-			   void (*fini)(void *obj), void *arg,
-			   spinlock_t *lock);
+			   void (*fini)(void *obj), void *arg, spinlock_t *lock);
 void retire_slot_table_destroy(struct retire_slot_table *t);
 void *retire_slot_chunk_alloc(struct retire_slot_table *t);
 void retire_slot_chunk_free(struct retire_slot_table *t, void *chunk);
