@@ -605,12 +605,11 @@ int retire_submit_one(struct retire_ctx *ctx, struct retire_sqe *sqe,
 		goto out_unlock;
 	}
 
-	req->flags = 0;
+	/* nothing of the previous incarnation: see struct retire_req */
+	memset(&req->admission, 0, sizeof(req->admission));
 	req->dev_flags = sqe->dev_flags;
 	req->auto_retire = !!(sqe->flags & RETIRE_SQE_F_AUTO_RETIRE);
 	req->one_record = !!(sqe->flags & RETIRE_SQE_F_ONE_RECORD);
-	req->pending = 0;
-	req->outcome = 0;
 	req->handle = handle;
 	req->user_data = sqe->user_data;
 	req->key = sqe->key;
