@@ -222,7 +222,8 @@ int retire_buf_table_init(struct retire_ctx *ctx)
 
 	ret = retire_slot_table_init(&ctx->bufs, RETIRE_KIND_BUF,
 				     sizeof(struct retire_buf),
-				     ctx->limits.max_buffers, NULL, NULL, NULL);
+				     ctx->limits.max_buffers, NULL, NULL, NULL,
+				     &ctx->lock);
 	/* mmap offsets carry RETIRE_MMAP_GEN_BITS of the generation */
 	ctx->bufs.gen_max = RETIRE_MMAP_GEN_MAX;
 	return ret;
@@ -422,7 +423,7 @@ int retire_buf_register(struct retire_ctx *ctx, struct retire_buf_reg *reg)
 		return ret;
 
 	mutex_lock(&ctx->buf_mutex);
-	ret = retire_slot_reserve(&ctx->bufs, &ctx->lock, 1);
+	ret = retire_slot_reserve(&ctx->bufs, 1);
 	if (!ret && !user) {
 		/* room to hand back every buffer, allocated before the lock */
 		evict = kvcalloc(ctx->limits.max_buffers, sizeof(*evict),

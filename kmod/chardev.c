@@ -685,8 +685,6 @@ static long retire_ioctl_sim_inject(struct retire_ctx *ctx, unsigned int cmd,
 	if (ev.flags || !retire_reserved_zero(ev.reserved, sizeof(ev.reserved)) ||
 	    ev.error > 0 || ev.error < -MAX_ERRNO)
 		return -EINVAL;
-	if (!capable(CAP_SYS_ADMIN))
-		return -EPERM;
 
 	/*
 	 * The sim engine owns its live requests: only stale ones go in. The
@@ -757,66 +755,118 @@ static bool retire_cmd_is(unsigned int cmd, unsigned int want)
 	       _IOC_DIR(cmd) == _IOC_DIR(want);
 }
 
+/**
+ * struct retire_ioc - what a command number stands for
+ * @cmd:	the command (its type and direction must match the caller's)
+ * @admin:	the whole command needs CAP_SYS_ADMIN, checked before its
+ *		argument is read. RETIRE_IOC_SIM_CONFIG needs it for
+ *		RETIRE_SIM_SET only, and LIMITS for a short watchdog: their
+ *		handlers check what depends on the argument.
+ */
+struct retire_ioc {
+	unsigned int cmd;
+	bool admin;
+};
+
+static const struct retire_ioc retire_iocs[] = {
+	[_IOC_NR(RETIRE_IOC_GET_INFO)] = { RETIRE_IOC_GET_INFO },
+	[_IOC_NR(RETIRE_IOC_BUF_REGISTER)] = { RETIRE_IOC_BUF_REGISTER },
+	[_IOC_NR(RETIRE_IOC_BUF_UNREGISTER)] = { RETIRE_IOC_BUF_UNREGISTER },
+	[_IOC_NR(RETIRE_IOC_SUBMIT)] = { RETIRE_IOC_SUBMIT },
+	[_IOC_NR(RETIRE_IOC_CANCEL)] = { RETIRE_IOC_CANCEL },
+	[_IOC_NR(RETIRE_IOC_RETIRE)] = { RETIRE_IOC_RETIRE },
+	[_IOC_NR(RETIRE_IOC_TOKEN)] = { RETIRE_IOC_TOKEN },
+	[_IOC_NR(RETIRE_IOC_REAP)] = { RETIRE_IOC_REAP },
+	[_IOC_NR(RETIRE_IOC_GET_STATS)] = { RETIRE_IOC_GET_STATS },
+	[_IOC_NR(RETIRE_IOC_SIM_CONFIG)] = { RETIRE_IOC_SIM_CONFIG },
+	[_IOC_NR(RETIRE_IOC_SIM_RESET)] = { RETIRE_IOC_SIM_RESET, true },
+	[_IOC_NR(RETIRE_IOC_SIM_INJECT)] = { RETIRE_IOC_SIM_INJECT, true },
+	[_IOC_NR(RETIRE_IOC_LIMITS)] = { RETIRE_IOC_LIMITS },
+	[_IOC_NR(RETIRE_IOC_EPOCH)] = { RETIRE_IOC_EPOCH },
+	[_IOC_NR(RETIRE_IOC_ENTER)] = { RETIRE_IOC_ENTER },
+	[_IOC_NR(RETIRE_IOC_RING_SETUP)] = { RETIRE_IOC_RING_SETUP },
+	[_IOC_NR(RETIRE_IOC_ENGINES)] = { RETIRE_IOC_ENGINES },
+	[_IOC_NR(RETIRE_IOC_CONTEXT)] = { RETIRE_IOC_CONTEXT },
+	[_IOC_NR(RETIRE_IOC_HISTORY)] = { RETIRE_IOC_HISTORY },
+};
+
+/* the commands whose argument is one handle */
+static long retire_ioctl_handle(struct retire_ctx *ctx, unsigned int cmd,
+				void __user *uarg)
+{
+	struct retire_handle_arg h;
+	long ret;
+
+	ret = retire_handle_arg_in(&h, cmd, uarg);
+	if (ret)
+		return ret;
+	switch (_IOC_NR(cmd)) {
+	case _IOC_NR(RETIRE_IOC_BUF_UNREGISTER):
+		return retire_buf_unregister(ctx, h.handle);
+	case _IOC_NR(RETIRE_IOC_CANCEL):
+		return retire_req_cancel(ctx, h.handle);
+	case _IOC_NR(RETIRE_IOC_RETIRE):
+		return retire_req_retire(ctx, h.handle);
+	default:	/* RETIRE_IOC_SIM_RESET: module-wide, names nothing */
+		return h.handle ? -EINVAL : retire_engine_reset();
+	}
+}
+
 static long retire_ioctl(struct file *file, unsigned int cmd,
 			 unsigned long arg)
 {
 	struct retire_ctx *ctx = file->private_data;
 	void __user *uarg = (void __user *)arg;
-	struct retire_handle_arg h;
-	long ret;
+	unsigned int nr = _IOC_NR(cmd);
+	const struct retire_ioc *ioc;
 
-	/* the fast path first: one test for the call made most */
-	if (retire_cmd_is(cmd, RETIRE_IOC_ENTER))
+	if (nr >= ARRAY_SIZE(retire_iocs))
+		return -ENOTTY;
+	ioc = &retire_iocs[nr];
+	if (!ioc->cmd || !retire_cmd_is(cmd, ioc->cmd))
+		return -ENOTTY;
+	if (ioc->admin && !capable(CAP_SYS_ADMIN))
+		return -EPERM;
+
+	switch (nr) {
+	case _IOC_NR(RETIRE_IOC_ENTER):
 		return retire_ioctl_enter(ctx, cmd, uarg);
-	if (retire_cmd_is(cmd, RETIRE_IOC_GET_INFO))
+	case _IOC_NR(RETIRE_IOC_GET_INFO):
 		return retire_ioctl_get_info(cmd, uarg);
-	if (retire_cmd_is(cmd, RETIRE_IOC_BUF_REGISTER))
+	case _IOC_NR(RETIRE_IOC_BUF_REGISTER):
 		return retire_ioctl_buf_register(ctx, cmd, uarg);
-	if (retire_cmd_is(cmd, RETIRE_IOC_SUBMIT))
+	case _IOC_NR(RETIRE_IOC_SUBMIT):
 		return retire_ioctl_submit(ctx, cmd, uarg);
-	if (retire_cmd_is(cmd, RETIRE_IOC_TOKEN))
+	case _IOC_NR(RETIRE_IOC_TOKEN):
 		return retire_ioctl_token(ctx, cmd, uarg);
-	if (retire_cmd_is(cmd, RETIRE_IOC_REAP))
+	case _IOC_NR(RETIRE_IOC_REAP):
 		return retire_ioctl_reap(ctx, cmd, uarg);
-	if (retire_cmd_is(cmd, RETIRE_IOC_RING_SETUP))
+	case _IOC_NR(RETIRE_IOC_RING_SETUP):
 		return retire_ioctl_ring_setup(ctx, cmd, uarg);
-	if (retire_cmd_is(cmd, RETIRE_IOC_ENGINES))
+	case _IOC_NR(RETIRE_IOC_ENGINES):
 		return retire_ioctl_engines(cmd, uarg);
-	if (retire_cmd_is(cmd, RETIRE_IOC_CONTEXT))
+	case _IOC_NR(RETIRE_IOC_CONTEXT):
 		return retire_ioctl_context(ctx, cmd, uarg);
-	if (retire_cmd_is(cmd, RETIRE_IOC_GET_STATS))
+	case _IOC_NR(RETIRE_IOC_GET_STATS):
 		return retire_ioctl_get_stats(ctx, cmd, uarg);
-	if (retire_cmd_is(cmd, RETIRE_IOC_SIM_CONFIG))
+	case _IOC_NR(RETIRE_IOC_SIM_CONFIG):
 		return retire_ioctl_sim_config(cmd, uarg);
-	if (retire_cmd_is(cmd, RETIRE_IOC_SIM_INJECT))
+	case _IOC_NR(RETIRE_IOC_SIM_INJECT):
 		return retire_ioctl_sim_inject(ctx, cmd, uarg);
-	if (retire_cmd_is(cmd, RETIRE_IOC_LIMITS))
+	case _IOC_NR(RETIRE_IOC_LIMITS):
 		return retire_ioctl_limits(ctx, cmd, uarg);
-	if (retire_cmd_is(cmd, RETIRE_IOC_EPOCH))
+	case _IOC_NR(RETIRE_IOC_EPOCH):
 		return retire_ioctl_epoch(ctx, cmd, uarg);
-	if (retire_cmd_is(cmd, RETIRE_IOC_HISTORY))
+	case _IOC_NR(RETIRE_IOC_HISTORY):
 		return retire_ioctl_history(ctx, cmd, uarg);
-
-	if (retire_cmd_is(cmd, RETIRE_IOC_BUF_UNREGISTER) ||
-	    retire_cmd_is(cmd, RETIRE_IOC_CANCEL) ||
-	    retire_cmd_is(cmd, RETIRE_IOC_RETIRE) ||
-	    retire_cmd_is(cmd, RETIRE_IOC_SIM_RESET)) {
-		ret = retire_handle_arg_in(&h, cmd, uarg);
-		if (ret)
-			return ret;
-		if (retire_cmd_is(cmd, RETIRE_IOC_BUF_UNREGISTER))
-			return retire_buf_unregister(ctx, h.handle);
-		if (retire_cmd_is(cmd, RETIRE_IOC_CANCEL))
-			return retire_req_cancel(ctx, h.handle);
-		if (retire_cmd_is(cmd, RETIRE_IOC_RETIRE))
-			return retire_req_retire(ctx, h.handle);
-		if (h.handle)
-			return -EINVAL;
-		if (!capable(CAP_SYS_ADMIN))
-			return -EPERM;
-		return retire_engine_reset();
+	case _IOC_NR(RETIRE_IOC_BUF_UNREGISTER):
+	case _IOC_NR(RETIRE_IOC_CANCEL):
+	case _IOC_NR(RETIRE_IOC_RETIRE):
+	case _IOC_NR(RETIRE_IOC_SIM_RESET):
+		return retire_ioctl_handle(ctx, cmd, uarg);
+	default:
+		return -ENOTTY;
 	}
-	return -ENOTTY;
 }
 
 static ssize_t retire_read(struct file *file, char __user *ubuf,

@@ -290,7 +290,7 @@ static int retire_ctx_jobs_init(struct retire_ctx *ctx,
 	retire_caps_get(&caps);
 	return retire_slot_table_init(jobs, 0, engine->ops->job_size,
 				      caps.max_active, engine->ops->job_init,
-				      engine->ops->job_fini, ctx);
+				      engine->ops->job_fini, ctx, &ctx->lock);
 }
 
 /**
@@ -346,7 +346,7 @@ struct retire_ctx *retire_ctx_create(struct retire_engine *engine)
 		goto out_history;
 	ret = retire_slot_table_init(&ctx->reqs, RETIRE_KIND_REQ,
 				     sizeof(struct retire_req), nreq, NULL, NULL,
-				     NULL);
+				     NULL, &ctx->lock);
 	if (ret)
 		goto out_bufs;
 	/* a job for each request that may be active, never more */
@@ -357,7 +357,7 @@ struct retire_ctx *retire_ctx_create(struct retire_engine *engine)
 	ret = retire_slot_table_init(&ctx->tokens, RETIRE_KIND_TOKEN,
 				     sizeof(struct retire_token),
 				     ctx->limits.max_tokens + 1, NULL, NULL,
-				     NULL);
+				     NULL, &ctx->lock);
 	if (ret)
 		goto out_jobs;
 

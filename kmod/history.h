@@ -98,6 +98,7 @@ static __always_inline void retire_event_locked(struct retire_ctx *ctx,
 						u32 type, u64 handle,
 						s32 value, u64 aux)
 {
+	lockdep_assert_held(&ctx->lock);
 	retire_event_at_locked(ctx, type, handle, value, aux, ktime_get());
 }
 

@@ -227,7 +227,7 @@ int retire_jobs_reserve(struct retire_ctx *ctx, u32 max_active, u32 extra)
 	spin_lock_irq(&ctx->lock);
 	want = retire_jobs_wanted_locked(ctx, max_active, extra);
 	spin_unlock_irq(&ctx->lock);
-	return retire_slot_reserve(&ctx->jobs, &ctx->lock, want);
+	return retire_slot_reserve(&ctx->jobs, want);
 }
 
 /**
@@ -497,6 +497,7 @@ static int retire_sqe_check(const struct retire_sqe *sqe)
 static int retire_refuse_locked(struct retire_ctx *ctx, int err,
 				enum retire_stat bound)
 {
+	lockdep_assert_held(&ctx->lock);
 	retire_stat_inc(&ctx->stats, RETIRE_ST_REFUSED);
 	if (bound != RETIRE_ST_REFUSED)
 		retire_stat_inc(&ctx->stats, bound);
@@ -562,7 +563,7 @@ int retire_submit_one(struct retire_ctx *ctx, struct retire_sqe *sqe,
 								 ctx->limits.max_active,
 								 1))) {
 		spin_unlock_irq(&ctx->lock);
-		ret = retire_slot_reserve(&ctx->reqs, &ctx->lock, 1) ?:
+		ret = retire_slot_reserve(&ctx->reqs, 1) ?:
 		      retire_jobs_reserve(ctx, ctx->limits.max_active, 1);
 		spin_lock_irq(&ctx->lock);
 	}
@@ -608,12 +609,11 @@ int retire_submit_one(struct retire_ctx *ctx, struct retire_sqe *sqe,
 		goto out_unlock;
 	}
 
-	req->flags = 0;
+	/* nothing of the previous incarnation: see struct retire_req */
+	memset(&req->admission, 0, sizeof(req->admission));
 	req->dev_flags = sqe->dev_flags;
 	req->auto_retire = !!(sqe->flags & RETIRE_SQE_F_AUTO_RETIRE);
 	req->one_record = !!(sqe->flags & RETIRE_SQE_F_ONE_RECORD);
-	req->pending = 0;
-	req->outcome = 0;
 	req->handle = handle;
 	req->user_data = sqe->user_data;
 	req->key = sqe->key;

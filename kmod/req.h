@@ -4,6 +4,7 @@
 
 #include <linux/ktime.h>
 #include <linux/list.h>
+#include <linux/stddef.h>
 #include <linux/types.h>
 
 #include "slot.h"
@@ -43,7 +44,6 @@ struct retire_deadline;
  * @state:	enum retire_req_state
  * @pending:	RETIRE_PEND_* records not yet read
  * @outcome:	RETIRE_OUTCOME_* of the terminal event
- * @flags:	every one-bit field below at once, to clear them at admission
  * @dev_flags:	RETIRE_DEV_*
  * @timed_out:	the deadline expired before the terminal event
  * @cancel_requested: a cancel named it
@@ -82,6 +82,16 @@ struct retire_deadline;
  * @error:	-errno of the terminal event
  * @tokens:	borrow tokens out (only a TERMINATED request has any)
  *
+ * Admission clears the group @admission (from @pending to @intent) with
+ * one memset before it fills in the new request. Outside it, what must
+ * survive reuse or is set by the step that gives it meaning: @slot (the
+ * generation and free-list link the slot table keeps across
+ * incarnations, already set for the new one), @state (FREE until
+ * admission moves it on), and the union after @intent, whose halves are
+ * each written whole when they begin (@node by list_add(), @watch_at at
+ * activation, @dl by the deadline; the terminal half at the terminal
+ * event).
+ *
  * Everything is protected by the context lock. What a request needs only
  * until its terminal event and what it needs only after share memory:
  * 128 bytes, 64 requests to an 8 KiB chunk. Requests with no deadline
@@ -91,35 +101,33 @@ struct retire_deadline;
 struct retire_req {
 	struct retire_slot slot;
 	u8 state;
-	u8 pending;
-	u8 outcome;
-	union {
-		struct {
-			u16 dev_flags:2;
-			u16 timed_out:1;
-			u16 cancel_requested:1;
-			u16 logical_done:1;
-			u16 terminal_read:1;
-			u16 consumed:1;
-			u16 auto_retire:1;
-			u16 one_record:1;
-			u16 quarantined:1;
-			u16 ack_already:1;
-			u16 ack_timed_out:1;
-			u16 on_ready:1;
-		};
-		u16 flags;
-	};
-	u32 job;
-	u32 ready_next;
-	u64 handle;
-	u64 user_data;
-	u64 key;
-	u64 offset;
-	u64 len;
-	struct retire_buf *buf;
-	ktime_t t_admit;
-	u64 intent;
+
+	struct_group(admission,	/* cleared at admission */
+		u8 pending;
+		u8 outcome;
+		u16 dev_flags:2;
+		u16 timed_out:1;
+		u16 cancel_requested:1;
+		u16 logical_done:1;
+		u16 terminal_read:1;
+		u16 consumed:1;
+		u16 auto_retire:1;
+		u16 one_record:1;
+		u16 quarantined:1;
+		u16 ack_already:1;
+		u16 ack_timed_out:1;
+		u16 on_ready:1;
+		u32 job;
+		u32 ready_next;
+		u64 handle;
+		u64 user_data;
+		u64 key;
+		u64 offset;
+		u64 len;
+		struct retire_buf *buf;
+		ktime_t t_admit;
+		u64 intent;
+	);
 	union {
 		struct {
 			struct list_head node;

@@ -30,13 +30,14 @@
  * @init:	one-time set-up of each new object, or NULL
  * @fini:	undo of @init before a chunk is freed, or NULL
  * @arg:	passed to @init
+ * @lock:	the lock that will protect it
  *
  * Return: 0 or -ENOMEM.
  */
 int retire_slot_table_init(struct retire_slot_table *t, u8 kind,
 			   u32 obj_size, u32 max,
 			   void (*init)(void *obj, void *arg),
-			   void (*fini)(void *obj), void *arg)
+			   void (*fini)(void *obj), void *arg, spinlock_t *lock)
 {
 	u32 nchunks;
 
@@ -52,6 +53,7 @@ int retire_slot_table_init(struct retire_slot_table *t, u8 kind,
 		.init = init,
 		.fini = fini,
 		.arg = arg,
+		.lock = lock,
 	};
 	t->chunks = kvcalloc(nchunks, sizeof(*t->chunks), GFP_KERNEL_ACCOUNT);
 	return t->chunks ? 0 : -ENOMEM;
@@ -140,6 +142,7 @@ void retire_slot_chunk_add_locked(struct retire_slot_table *t, void *chunk)
 {
 	u32 base = t->nr, i, n;
 
+	lockdep_assert_held(t->lock);
 	n = min(RETIRE_SLOT_CHUNK, t->max - base);
 	t->chunks[base >> RETIRE_SLOT_CHUNK_SHIFT] = chunk;
 	t->nr += RETIRE_SLOT_CHUNK;
@@ -159,19 +162,18 @@ EXPORT_SYMBOL_IF_KUNIT(retire_slot_chunk_add_locked);
 
 /**
  * retire_slot_reserve() - make sure slots can be had without allocating
- * @t:		the table
- * @lock:	the lock protecting it, not held; the caller holds the mutex
+ * @t:		the table; its lock is not held, the caller holds the mutex
  *		that serializes growth
  * @want:	free slots wanted
  *
- * Allocates chunks outside @lock until @want slots are free or the table
+ * Allocates chunks outside the lock until @want slots are free or the table
  * is at its maximum (an allocation then fails and says which bound).
  *
  * Return: 0 or -ENOMEM.
  */
-int retire_slot_reserve(struct retire_slot_table *t, spinlock_t *lock,
-			u32 want)
+int retire_slot_reserve(struct retire_slot_table *t, u32 want)
 {
+	spinlock_t *lock = t->lock;
 	void *chunk;
 
 	for (;;) {

@@ -5,6 +5,7 @@
 #include <linux/bits.h>
 #include <linux/bug.h>
 #include <linux/limits.h>
+#include <linux/lockdep.h>
 #include <linux/spinlock_types.h>
 #include <linux/types.h>
 #include <linux/retire.h>
@@ -58,9 +59,11 @@ struct retire_slot {
  * @init:	one-time set-up of a new object (timers, work items)
  * @fini:	undo @init before the chunk is freed (may sleep)
  * @arg:	passed to @init with each new object
+ * @lock:	the lock that protects it (the owning context's): every
+ *		*_locked() function asserts it is held
  *
- * All fields are protected by the owning context's lock; growing also
- * needs the context's mutex, so a chunk is allocated outside the lock.
+ * All fields are protected by @lock; growing also needs the context's
+ * mutex, so a chunk is allocated outside the lock.
  */
 struct retire_slot_table {
 	u8 kind;
@@ -75,6 +78,7 @@ struct retire_slot_table {
 	void (*init)(void *obj, void *arg);
 	void (*fini)(void *obj);
 	void *arg;
+	spinlock_t *lock;	/* not its own: the owning context's */
 };
 
 /* the uapi's decoders read handles as this file makes them */
@@ -106,13 +110,12 @@ static inline u32 retire_handle_gen(u64 h)
 int retire_slot_table_init(struct retire_slot_table *t, u8 kind,
 			   u32 obj_size, u32 max,
 			   void (*init)(void *obj, void *arg),
-			   void (*fini)(void *obj), void *arg);
+			   void (*fini)(void *obj), void *arg, spinlock_t *lock);
 void retire_slot_table_destroy(struct retire_slot_table *t);
 void *retire_slot_chunk_alloc(struct retire_slot_table *t);
 void retire_slot_chunk_free(struct retire_slot_table *t, void *chunk);
 void retire_slot_chunk_add_locked(struct retire_slot_table *t, void *chunk);
-int retire_slot_reserve(struct retire_slot_table *t, spinlock_t *lock,
-			u32 want);
+int retire_slot_reserve(struct retire_slot_table *t, u32 want);
 
 /*
  * The hot half of the table, inline: every request, token and job takes
@@ -146,6 +149,7 @@ static inline void *retire_slot_alloc_locked(struct retire_slot_table *t,
 	struct retire_slot *s;
 	u32 idx = t->free_head;
 
+	lockdep_assert_held(t->lock);
 	if (idx == RETIRE_SLOT_NONE)
 		return NULL;
 	s = retire_slot_get(t, idx);
@@ -176,6 +180,7 @@ retire_slot_lookup_locked(const struct retire_slot_table *t, u64 handle)
 	u32 idx = retire_handle_slot(handle);
 	struct retire_slot *s;
 
+	lockdep_assert_held(t->lock);
 	if (retire_handle_kind(handle) != t->kind || idx >= t->nr)
 		return NULL;
 	s = retire_slot_get(t, idx);
@@ -198,6 +203,7 @@ static inline u32 retire_slot_gen_locked(const struct retire_slot_table *t,
 	u32 idx = retire_handle_slot(handle);
 	const struct retire_slot *s;
 
+	lockdep_assert_held(t->lock);
 	if (retire_handle_kind(handle) != t->kind || idx >= t->nr)
 		return 0;
 	s = retire_slot_get(t, idx);
@@ -216,6 +222,7 @@ static inline u32 retire_slot_gen_locked(const struct retire_slot_table *t,
 static inline void retire_slot_kill_locked(struct retire_slot_table *t,
 					   struct retire_slot *s)
 {
+	lockdep_assert_held(t->lock);
 	if (WARN_ON_ONCE(!s->live))
 		return;
 	s->live = 0;
@@ -239,6 +246,7 @@ static inline void retire_slot_kill_locked(struct retire_slot_table *t,
 static inline void retire_slot_release_locked(struct retire_slot_table *t,
 					      struct retire_slot *s, u32 idx)
 {
+	lockdep_assert_held(t->lock);
 	if (WARN_ON_ONCE(s->live || !s->busy))
 		return;
 	s->busy = 0;

@@ -9,6 +9,7 @@
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <kunit/visibility.h>
+#include <linux/err.h>
 #include <linux/retire.h>
 
 #include "buf.h"
@@ -20,29 +21,28 @@
 
 /*
  * A new token within the context's bound, which @extra tokens about to be
- * given back may exceed; NULL and the errno if not.
+ * given back may exceed; ERR_PTR(-ETOOMANYREFS) (counted) if not, or
+ * ERR_PTR(-ENOMEM) when no slot is free.
  */
 static struct retire_token *retire_token_new_locked(struct retire_ctx *ctx,
-						    u32 extra, u64 *handle,
-						    int *err)
+						    u32 extra, u64 *handle)
 {
 	struct retire_token *tok;
 
+	lockdep_assert_held(&ctx->lock);
 	if (ctx->stats.v[RETIRE_ST_TOKENS_OUT] >=
 	    (u64)ctx->limits.max_tokens + extra) {
 		retire_stat_inc(&ctx->stats, RETIRE_ST_REFUSED_TOKENS);
-		*err = -ETOOMANYREFS;
-		return NULL;
+		return ERR_PTR(-ETOOMANYREFS);
 	}
 	tok = retire_slot_alloc_locked(&ctx->tokens, handle);
-	if (!tok)
-		*err = -ENOMEM;
-	return tok;
+	return tok ?: ERR_PTR(-ENOMEM);
 }
 
 static void retire_token_drop_locked(struct retire_ctx *ctx,
 				     struct retire_token *tok, u64 handle)
 {
+	lockdep_assert_held(&ctx->lock);
 	retire_slot_kill_locked(&ctx->tokens, &tok->slot);
 	retire_slot_release_locked(&ctx->tokens, &tok->slot,
 				   retire_handle_slot(handle));
@@ -74,7 +74,7 @@ int retire_token_borrow(struct retire_ctx *ctx, u64 req_handle, u64 *token)
 	int ret;
 
 	lockdep_assert_held(&ctx->mutex);
-	ret = retire_slot_reserve(&ctx->tokens, &ctx->lock, 1);
+	ret = retire_slot_reserve(&ctx->tokens, 1);
 	spin_lock_irq(&ctx->lock);
 	req = retire_slot_lookup_locked(&ctx->reqs, req_handle);
 	if (!req) {
@@ -84,8 +84,10 @@ int retire_token_borrow(struct retire_ctx *ctx, u64 req_handle, u64 *token)
 	} else if (req->state != RETIRE_REQ_TERMINATED) {
 		ret = -EBUSY;
 	} else if (!ret) {
-		tok = retire_token_new_locked(ctx, 0, token, &ret);
-		if (tok) {
+		tok = retire_token_new_locked(ctx, 0, token);
+		if (IS_ERR(tok)) {
+			ret = PTR_ERR(tok);
+		} else {
 			tok->req = req;
 			req->tokens++;
 			retire_event_locked(ctx, RETIRE_EV_BORROW, req_handle,
@@ -152,15 +154,17 @@ int retire_token_handoff(struct retire_ctx *ctx, u64 token, u64 *new_token)
 	int ret;
 
 	lockdep_assert_held(&ctx->mutex);
-	ret = retire_slot_reserve(&ctx->tokens, &ctx->lock, 1);
+	ret = retire_slot_reserve(&ctx->tokens, 1);
 	spin_lock_irq(&ctx->lock);
 	old = retire_slot_lookup_locked(&ctx->tokens, token);
 	if (!old) {
 		ret = retire_token_protocol_error(ctx, token);
 	} else if (!ret) {
 		/* one over the bound for a moment: the handoff's point */
-		tok = retire_token_new_locked(ctx, 1, new_token, &ret);
-		if (tok) {
+		tok = retire_token_new_locked(ctx, 1, new_token);
+		if (IS_ERR(tok)) {
+			ret = PTR_ERR(tok);
+		} else {
 			/* acquire first: the request never sees zero */
 			tok->req = old->req;
 			retire_event_locked(ctx, RETIRE_EV_HANDOFF,

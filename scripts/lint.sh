@@ -11,7 +11,7 @@
 #    BIT_MACRO for them)
 #  - sparse: retire.ko built with C=2 (sparse on every file) and W=1 for
 #    stock 6.1, stock 6.12 and the debug kernel, whose KUnit brings in
-#    retire_kunit.c; in a copy under build/<kernel>/lint/, so the tree
+#    the *_kunit.c suites; in a copy under build/<kernel>/lint/, so the tree
 #    stays clean. RETIRE_KERNELS picks the kernels (default all three)
 #  - kernel-doc: scripts/kernel-doc -none -Wall on kmod/ and uapi/linux/
 #  - shellcheck: scripts/, selftests/ and .ci/run, following what they

@@ -1,0 +1,702 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * KUnit: the request state machine (req.c, cancel.c): stale handles, the
+ * order of retirement, the bounds, activation, publication and quarantine.
+ */
+#include "kunit_fixture.h"
+
+/* ---- retire_stale: a wrong generation never touches the live record --- */
+
+/* every kind of wrong handle an event might carry for live request @h */
+static void retire_stale_handles(u64 h, u64 out[4])
+{
+	out[0] = h - 1;				/* the previous generation */
+	out[1] = h + 1;				/* a future generation */
+	out[2] = retire_handle_make(RETIRE_KIND_TOKEN, retire_handle_slot(h),
+				    retire_handle_gen(h));
+	out[3] = retire_handle_make(RETIRE_KIND_REQ,
+				    retire_handle_slot(h) + 1,
+				    retire_handle_gen(h));
+}
+
+/*
+ * What a request's record says, without the list linkage the kernel owns
+ * and read by the state that gives each field its meaning (what a request
+ * needs before its terminal event and after it share memory): a raw
+ * memcmp of the record is not a fact about it.
+ */
+struct retire_req_view {
+	u64 handle, user_data, key, offset, len, result_len, checksum;
+	u64 intent;
+	s64 t_admit, t_terminal, watchdog_at;
+	const void *buf;
+	u32 dev_flags, tokens, outcome, job;
+	s32 error;
+	u8 state, pending;
+	bool timed_out, cancel_requested, logical_done, terminal_read;
+	bool consumed, quarantined, ack_already, ack_timed_out;
+	bool deadline_armed, watchdog_armed, on_ready;
+};
+
+static void retire_req_view(struct retire_fix *f, u64 h,
+			    struct retire_req_view *v)
+{
+	struct retire_req *r = retire_fix_req(f, h);
+	bool live;
+
+	memset(v, 0, sizeof(*v));
+	spin_lock_irq(&f->ctx->lock);
+	live = r->state == RETIRE_REQ_WAITING || r->state == RETIRE_REQ_ACTIVE;
+	v->handle = r->handle;
+	v->user_data = r->user_data;
+	v->key = r->key;
+	v->offset = r->offset;
+	v->len = r->len;
+	v->intent = r->intent;
+	v->t_admit = ktime_to_ns(r->t_admit);
+	v->buf = r->buf;
+	v->dev_flags = r->dev_flags;
+	v->outcome = r->outcome;
+	v->state = r->state;
+	v->pending = r->pending;
+	v->timed_out = r->timed_out;
+	v->cancel_requested = r->cancel_requested;
+	v->logical_done = r->logical_done;
+	v->terminal_read = r->terminal_read;
+	v->consumed = r->consumed;
+	v->quarantined = r->quarantined;
+	v->ack_already = r->ack_already;
+	v->ack_timed_out = r->ack_timed_out;
+	v->on_ready = r->on_ready;
+	if (live) {
+		v->deadline_armed = r->dl;
+		v->watchdog_armed = r->state == RETIRE_REQ_ACTIVE &&
+				    hrtimer_is_queued(&f->ctx->timer);
+		if (r->state == RETIRE_REQ_ACTIVE) {
+			v->watchdog_at = ktime_to_ns(r->watch_at);
+			v->job = r->job;
+		}
+	} else {
+		v->t_terminal = ktime_to_ns(r->t_terminal);
+		v->result_len = r->result_len;
+		v->checksum = r->checksum;
+		v->error = r->error;
+		v->tokens = r->tokens;
+	}
+	spin_unlock_irq(&f->ctx->lock);
+}
+
+static void retire_stale_engine_event_changes_nothing(struct kunit *test)
+{
+	struct retire_fix *f = test->priv;
+	struct retire_req_view before, after;
+	u64 h, bad[4];
+	unsigned int i;
+
+	h = retire_fix_submit(test, f->buf);
+	retire_stale_handles(h, bad);
+	retire_req_view(f, h, &before);
+
+	for (i = 0; i < ARRAY_SIZE(bad); i++)
+		retire_fix_complete(f, bad[i]);
+
+	retire_req_view(f, h, &after);
+	KUNIT_EXPECT_MEMEQ(test, &after, &before, sizeof(before));
+	KUNIT_EXPECT_EQ(test, retire_fix_stat(f, RETIRE_ST_STALE_ENGINE), 4ULL);
+	KUNIT_EXPECT_EQ(test, retire_fix_req(f, h)->state, RETIRE_REQ_ACTIVE);
+	retire_fix_complete(f, h);
+	KUNIT_EXPECT_EQ(test, retire_fix_req(f, h)->state,
+			RETIRE_REQ_TERMINATED);
+}
+
+static void retire_stale_commands_change_nothing(struct kunit *test)
+{
+	struct retire_fix *f = test->priv;
+	struct retire_req_view before, after;
+	u64 h, tok, bad[4];
+	unsigned int i;
+
+	h = retire_fix_submit(test, f->buf);
+	retire_fix_complete(f, h);
+	KUNIT_ASSERT_EQ(test, retire_fix_read(f, RETIRE_REC_TERMINAL), 1U);
+	retire_stale_handles(h, bad);
+	retire_req_view(f, h, &before);
+
+	for (i = 0; i < ARRAY_SIZE(bad); i++) {
+		KUNIT_EXPECT_EQ(test, retire_req_cancel(f->ctx, bad[i]), -ENOENT);
+		KUNIT_EXPECT_EQ(test, retire_req_retire(f->ctx, bad[i]), -ENOENT);
+		KUNIT_EXPECT_EQ(test, retire_fix_borrow(f, bad[i], &tok), -ENOENT);
+	}
+
+	retire_req_view(f, h, &after);
+	KUNIT_EXPECT_MEMEQ(test, &after, &before, sizeof(before));
+	KUNIT_EXPECT_EQ(test, retire_fix_stat(f, RETIRE_ST_STALE_CANCEL), 4ULL);
+	KUNIT_EXPECT_EQ(test, retire_fix_stat(f, RETIRE_ST_STALE_USER), 4ULL);
+	KUNIT_EXPECT_EQ(test, retire_fix_stat(f, RETIRE_ST_STALE_TOKEN), 4ULL);
+	KUNIT_EXPECT_EQ(test, retire_req_retire(f->ctx, h), 0);
+}
+
+static void retire_stale_after_retirement_changes_nothing(struct kunit *test)
+{
+	struct retire_fix *f = test->priv;
+	u64 old, h;
+
+	old = retire_fix_submit(test, f->buf);
+	retire_fix_complete(f, old);
+	retire_fix_read(f, RETIRE_REC_TERMINAL);
+	KUNIT_ASSERT_EQ(test, retire_req_retire(f->ctx, old), 0);
+	KUNIT_ASSERT_EQ(test, retire_fix_read(f, RETIRE_REC_RETIRED), 1U);
+	h = retire_fix_submit(test, f->buf);
+	KUNIT_ASSERT_EQ(test, retire_handle_slot(h), retire_handle_slot(old));
+
+	/* the old incarnation's late completion finds the new one live */
+	retire_fix_complete(f, old);
+
+	KUNIT_EXPECT_EQ(test, retire_fix_req(f, h)->state, RETIRE_REQ_ACTIVE);
+	KUNIT_EXPECT_EQ(test, retire_fix_stat(f, RETIRE_ST_STALE_ENGINE), 1ULL);
+	KUNIT_EXPECT_EQ(test, retire_req_cancel(f->ctx, old), -ENOENT);
+	retire_fix_complete(f, h);
+}
+
+static struct kunit_case retire_stale_cases[] = {
+	KUNIT_CASE(retire_stale_engine_event_changes_nothing),
+	KUNIT_CASE(retire_stale_commands_change_nothing),
+	KUNIT_CASE(retire_stale_after_retirement_changes_nothing),
+	{}
+};
+
+static struct kunit_suite retire_stale_suite = {
+	.name = "retire_stale",
+	.init = retire_fix_init,
+	.exit = retire_fix_exit,
+	.test_cases = retire_stale_cases,
+};
+
+/*
+ * ---- retire_order: exactly one retirement, whatever the order ----------
+ *
+ * The three legal orders of the target's terminal event, a cancel and the
+ * owner's callback (read the TERMINAL record, then RETIRE), times the six
+ * orders in which three consumers return their borrow tokens.
+ */
+enum retire_order_event { EV_TARGET, EV_CANCEL, EV_CALLBACK };
+
+struct retire_order_case {
+	enum retire_order_event ev[3];
+	u8 release[3];
+	char name[48];
+};
+
+static const enum retire_order_event retire_orders[3][3] = {
+	{ EV_TARGET, EV_CANCEL, EV_CALLBACK },
+	{ EV_TARGET, EV_CALLBACK, EV_CANCEL },
+	{ EV_CANCEL, EV_TARGET, EV_CALLBACK },
+};
+
+static const u8 retire_releases[6][3] = {
+	{ 0, 1, 2 }, { 0, 2, 1 }, { 1, 0, 2 },
+	{ 1, 2, 0 }, { 2, 0, 1 }, { 2, 1, 0 },
+};
+
+static struct retire_order_case retire_order_cases[18];
+
+static void retire_order_build(void)
+{
+	static const char *const ev[] = { "target", "cancel", "callback" };
+	unsigned int o, r;
+
+	for (o = 0; o < 3; o++)
+		for (r = 0; r < 6; r++) {
+			struct retire_order_case *c = &retire_order_cases[o * 6 + r];
+
+			memcpy(c->ev, retire_orders[o], sizeof(c->ev));
+			memcpy(c->release, retire_releases[r], sizeof(c->release));
+			snprintf(c->name, sizeof(c->name), "%s_%s_%s_release_%c%c%c",
+				 ev[c->ev[0]], ev[c->ev[1]], ev[c->ev[2]],
+				 'a' + c->release[0], 'a' + c->release[1],
+				 'a' + c->release[2]);
+		}
+}
+
+static const void *retire_order_gen_params(const void *prev, char *desc)
+{
+	const struct retire_order_case *c = prev;
+
+	if (!c) {
+		retire_order_build();
+		c = retire_order_cases;
+	} else if (++c == retire_order_cases + ARRAY_SIZE(retire_order_cases)) {
+		return NULL;
+	}
+	strscpy(desc, c->name, KUNIT_PARAM_DESC_SIZE);
+	return c;
+}
+
+static void retire_order_retires_exactly_once(struct kunit *test)
+{
+	const struct retire_order_case *c = test->param_value;
+	struct retire_fix *f = test->priv;
+	unsigned int i, retired = 0;
+	bool callback_done = false;
+	u64 h, tok[3];
+	u32 gen;
+
+	h = retire_fix_submit(test, f->buf);
+	gen = retire_fix_req(f, h)->slot.gen;
+
+	for (i = 0; i < 3; i++) {
+		switch (c->ev[i]) {
+		case EV_TARGET:
+			retire_fix_complete(f, h);
+			/* three consumers borrow once the device is done */
+			KUNIT_ASSERT_EQ(test, retire_fix_borrow(f, h, &tok[0]), 0);
+			KUNIT_ASSERT_EQ(test, retire_fix_borrow(f, h, &tok[1]), 0);
+			KUNIT_ASSERT_EQ(test, retire_fix_borrow(f, h, &tok[2]), 0);
+			break;
+		case EV_CANCEL:
+			/* before the target: in flight; after: not found */
+			KUNIT_EXPECT_EQ(test, retire_req_cancel(f->ctx, h),
+					i == 0 ? -EALREADY : -ENOENT);
+			break;
+		case EV_CALLBACK:
+			retire_fix_read(f, RETIRE_REC_TERMINAL);
+			KUNIT_ASSERT_EQ(test, f->seen[RETIRE_REC_TERMINAL], 1U);
+			KUNIT_EXPECT_EQ(test, retire_req_retire(f->ctx, h), 0);
+			callback_done = true;
+			break;
+		}
+		retired += retire_fix_read(f, RETIRE_REC_RETIRED);
+	}
+	KUNIT_EXPECT_EQ(test, retired, 0U);
+	KUNIT_ASSERT_TRUE(test, callback_done);
+
+	for (i = 0; i < 3; i++) {
+		KUNIT_EXPECT_EQ(test, retire_token_return(f->ctx,
+							  tok[c->release[i]], 0), 0);
+		retired += retire_fix_read(f, RETIRE_REC_RETIRED);
+		/* only the last return retires */
+		KUNIT_EXPECT_EQ(test, retired, i == 2 ? 1U : 0U);
+	}
+	/* a duplicate return changes nothing */
+	KUNIT_EXPECT_EQ(test, retire_token_return(f->ctx, tok[0], 0), -ENOENT);
+	KUNIT_EXPECT_EQ(test, retire_fix_read(f, RETIRE_REC_RETIRED), 0U);
+	KUNIT_EXPECT_EQ(test, retire_fix_req(f, h)->slot.gen, gen + 1);
+	KUNIT_EXPECT_EQ(test, retire_fix_stat(f, RETIRE_ST_RETIRED), 1ULL);
+	KUNIT_EXPECT_EQ(test, retire_fix_stat(f, RETIRE_ST_OWNED_BYTES), 0ULL);
+	KUNIT_EXPECT_EQ(test, retire_buf_unregister(f->ctx, f->buf), 0);
+}
+
+static struct kunit_case retire_order_cases_list[] = {
+	KUNIT_CASE_PARAM(retire_order_retires_exactly_once,
+			 retire_order_gen_params),
+	{}
+};
+
+static struct kunit_suite retire_order_suite = {
+	.name = "retire_order",
+	.init = retire_fix_init,
+	.exit = retire_fix_exit,
+	.test_cases = retire_order_cases_list,
+};
+
+/*
+ * ---- retire_bounds: each bound refuses atomically at exactly its limit --
+ *
+ * Set one limit to 2, fill to it, and the next attempt is refused with the
+ * bound's own errno and counter while nothing else moves.
+ */
+enum retire_bound { B_UNRETIRED, B_RESERVED, B_WAITING, B_TOKENS, B_BUFFERS,
+		    B_POOL };
+
+struct retire_bound_case {
+	enum retire_bound bound;
+	int err;
+	enum retire_stat counter;
+	const char *name;
+};
+
+static const struct retire_bound_case retire_bound_cases[] = {
+	{ B_UNRETIRED, -ENOSPC, RETIRE_ST_REFUSED_UNRETIRED, "max_unretired" },
+	{ B_RESERVED, -EDQUOT, RETIRE_ST_REFUSED_RESERVED, "max_reserved_bytes" },
+	{ B_WAITING, -ENOBUFS, RETIRE_ST_REFUSED_WAITING, "max_waiting" },
+	{ B_TOKENS, -ETOOMANYREFS, RETIRE_ST_REFUSED_TOKENS, "max_tokens" },
+	{ B_BUFFERS, -EMFILE, RETIRE_ST_REFUSED_BUFFERS, "max_buffers" },
+	{ B_POOL, -ENOSPC, RETIRE_ST_REFUSED_POOL, "max_pool_bytes" },
+};
+
+static void retire_bound_case_desc(const struct retire_bound_case *c,
+				   char *desc)
+{
+	strscpy(desc, c->name, KUNIT_PARAM_DESC_SIZE);
+}
+
+KUNIT_ARRAY_PARAM(retire_bound, retire_bound_cases, retire_bound_case_desc);
+
+static void retire_edit_unretired(struct retire_limits *l) { l->max_unretired = 2; }
+static void retire_edit_reserved(struct retire_limits *l) { l->max_reserved_bytes = 1024; }
+static void retire_edit_tokens(struct retire_limits *l) { l->max_tokens = 2; }
+static void retire_edit_buffers(struct retire_limits *l) { l->max_buffers = 2; }
+/* admit one request on each of @n buffers, on one key or a key each */
+static void retire_fix_fill(struct kunit *test, const u64 *bufs,
+			    unsigned int n, bool one_key, u64 *h)
+{
+	struct retire_fix *f = test->priv;
+	unsigned int i;
+	int ret;
+
+	for (i = 0; i < n; i++) {
+		ret = retire_fix_try_submit(f, bufs[i], 512, one_key ? 0 : i,
+					    &h[i]);
+		KUNIT_ASSERT_EQ(test, ret, 0);
+	}
+}
+
+static void retire_bound_refuses_at_exactly_its_limit(struct kunit *test)
+{
+	static void (*const edit[])(struct retire_limits *l) = {
+		[B_UNRETIRED] = retire_edit_unretired,
+		[B_RESERVED] = retire_edit_reserved,
+		[B_WAITING] = retire_edit_waiting,
+		[B_TOKENS] = retire_edit_tokens,
+		[B_BUFFERS] = retire_edit_buffers,
+		[B_POOL] = retire_edit_pool,
+	};
+	const struct retire_bound_case *c = test->param_value;
+	struct retire_fix *f = test->priv;
+	struct retire_ctx_stats before;
+	struct retire_buf_reg reg = { .len = PAGE_SIZE };
+	u64 bufs[4], h[4], tok[3];
+	unsigned int i;
+	int ret = 0;
+
+	/* the fixture's buffer, plus four more: the pool case needs none */
+	if (c->bound != B_BUFFERS && c->bound != B_POOL)
+		retire_fix_add_bufs(test, bufs, 4);
+	else
+		KUNIT_ASSERT_EQ(test, retire_buf_unregister(f->ctx, f->buf), 0);
+	KUNIT_ASSERT_EQ(test, retire_fix_set(f, edit[c->bound]), 0);
+
+	/* fill to the limit: each of these is admitted */
+	switch (c->bound) {
+	case B_UNRETIRED:
+	case B_RESERVED:
+		retire_fix_fill(test, bufs, 2, false, h);
+		break;
+	case B_WAITING:
+		/* one active, two waiting behind it */
+		retire_fix_fill(test, bufs, 3, true, h);
+		break;
+	case B_TOKENS:
+		h[0] = retire_fix_submit(test, bufs[0]);
+		retire_fix_complete(f, h[0]);
+		for (i = 0; i < 2; i++)
+			KUNIT_ASSERT_EQ(test, retire_fix_borrow(f, h[0], &tok[i]), 0);
+		break;
+	case B_BUFFERS:
+	case B_POOL:
+		retire_fix_add_bufs(test, bufs, 2);
+		/* both attached: the pool has nothing it may evict */
+		retire_fix_fill(test, bufs, 2, false, h);
+		break;
+	}
+
+	before = f->ctx->stats;
+	switch (c->bound) {
+	case B_UNRETIRED:
+	case B_RESERVED:
+		ret = retire_fix_try_submit(f, bufs[2], 512, 2, &h[2]);
+		break;
+	case B_WAITING:
+		ret = retire_fix_try_submit(f, bufs[3], 512, 0, &h[3]);
+		break;
+	case B_TOKENS:
+		ret = retire_fix_borrow(f, h[0], &tok[2]);
+		break;
+	case B_BUFFERS:
+	case B_POOL:
+		ret = retire_buf_register(f->ctx, &reg);
+		break;
+	}
+
+	KUNIT_EXPECT_EQ(test, ret, c->err);
+	KUNIT_EXPECT_EQ(test, f->ctx->stats.v[c->counter],
+			before.v[c->counter] + 1);
+	/* the refusal moved its own counters and nothing else */
+	before.v[c->counter]++;
+	if (c->bound != B_TOKENS && c->bound != B_BUFFERS &&
+	    c->bound != B_POOL)
+		before.v[RETIRE_ST_REFUSED]++;
+	KUNIT_EXPECT_MEMEQ(test, f->ctx->stats.v, before.v, sizeof(before.v));
+
+	/* let the fixture's release retire everything */
+	switch (c->bound) {
+	case B_TOKENS:
+		for (i = 0; i < 2; i++)
+			retire_token_return(f->ctx, tok[i], 0);
+		break;
+	case B_WAITING:
+		for (i = 0; i < 3; i++)
+			retire_fix_complete(f, h[i]);
+		break;
+	default:
+		for (i = 0; i < 2; i++)
+			retire_fix_complete(f, h[i]);
+		break;
+	}
+}
+
+static struct kunit_case retire_bounds_cases[] = {
+	KUNIT_CASE_PARAM(retire_bound_refuses_at_exactly_its_limit,
+			 retire_bound_gen_params),
+	{}
+};
+
+static struct kunit_suite retire_bounds_suite = {
+	.name = "retire_bounds",
+	.init = retire_fix_init,
+	.exit = retire_fix_exit,
+	.test_cases = retire_bounds_cases,
+};
+
+/* ---- retire_activation: a saturated key never blocks the next ----------- */
+
+static void retire_activation_skips_saturated_key(struct kunit *test)
+{
+	struct retire_fix *f = test->priv;
+	u64 b[3], h[3];
+	unsigned int i;
+
+	retire_fix_add_bufs(test, b, 3);
+	KUNIT_ASSERT_EQ(test, retire_fix_set(f, retire_edit_waiting), 0);
+	f->ctx->limits.max_active = 2;	/* two slots, one per key */
+	KUNIT_ASSERT_EQ(test, retire_fix_try_submit(f, b[0], 512, 1, &h[0]), 0);
+	KUNIT_ASSERT_EQ(test, retire_fix_try_submit(f, b[1], 512, 1, &h[1]), 0);
+	KUNIT_ASSERT_EQ(test, retire_fix_try_submit(f, b[2], 512, 2, &h[2]), 0);
+
+	KUNIT_EXPECT_EQ(test, retire_fix_req(f, h[0])->state, RETIRE_REQ_ACTIVE);
+	KUNIT_EXPECT_EQ(test, retire_fix_req(f, h[1])->state, RETIRE_REQ_WAITING);
+	/* key 2 went ahead of the older key-1 request */
+	KUNIT_EXPECT_EQ(test, retire_fix_req(f, h[2])->state, RETIRE_REQ_ACTIVE);
+
+	retire_fix_complete(f, h[0]);
+	KUNIT_EXPECT_EQ(test, retire_fix_req(f, h[1])->state, RETIRE_REQ_ACTIVE);
+	for (i = 1; i < 3; i++)
+		retire_fix_complete(f, h[i]);
+}
+
+static struct kunit_case retire_activation_cases[] = {
+	KUNIT_CASE(retire_activation_skips_saturated_key),
+	{}
+};
+
+static struct kunit_suite retire_activation_suite = {
+	.name = "retire_activation",
+	.init = retire_fix_init,
+	.exit = retire_fix_exit,
+	.test_cases = retire_activation_cases,
+};
+
+/* ---- retire_predicate: the publication truth table ---------------------- */
+
+struct retire_pred_case {
+	bool cancelled, bumped, revoked;
+	char name[40];
+};
+
+static struct retire_pred_case retire_pred_cases[8];
+
+static const void *retire_pred_gen_params(const void *prev, char *desc)
+{
+	const struct retire_pred_case *c = prev;
+	unsigned int i;
+
+	if (!c) {
+		for (i = 0; i < 8; i++) {
+			struct retire_pred_case *p = &retire_pred_cases[i];
+
+			p->cancelled = i & 1;
+			p->bumped = i & 2;
+			p->revoked = i & 4;
+			snprintf(p->name, sizeof(p->name), "%s_%s_%s",
+				 p->cancelled ? "cancelled" : "uncancelled",
+				 p->bumped ? "epoch_bumped" : "same_epoch",
+				 p->revoked ? "revoked" : "same_authority");
+		}
+		c = retire_pred_cases;
+	} else if (++c == retire_pred_cases + ARRAY_SIZE(retire_pred_cases)) {
+		return NULL;
+	}
+	strscpy(desc, c->name, KUNIT_PARAM_DESC_SIZE);
+	return c;
+}
+
+static void retire_predicate_publishes_only_unchanged_intent(struct kunit *test)
+{
+	const struct retire_pred_case *c = test->param_value;
+	struct retire_fix *f = test->priv;
+	u64 h, epoch, auth;
+	bool ok;
+
+	h = retire_fix_submit(test, f->buf);
+	if (c->cancelled)
+		KUNIT_ASSERT_EQ(test, retire_req_cancel(f->ctx, h), -EALREADY);
+	retire_fix_complete(f, h);
+	if (c->bumped)
+		KUNIT_ASSERT_EQ(test, retire_ctx_epoch(f->ctx, RETIRE_EPOCH_BUMP,
+						       0, &epoch, &auth), 0);
+	if (c->revoked)
+		KUNIT_ASSERT_EQ(test, retire_ctx_epoch(f->ctx, RETIRE_EPOCH_REVOKE,
+						       0, &epoch, &auth), 0);
+
+	spin_lock_irq(&f->ctx->lock);
+	ok = retire_req_publishable_locked(f->ctx, retire_fix_req(f, h));
+	spin_unlock_irq(&f->ctx->lock);
+	KUNIT_EXPECT_EQ(test, ok, !c->cancelled && !c->bumped && !c->revoked);
+
+	/* and the delivered record says the same */
+	retire_fix_read(f, RETIRE_REC_TERMINAL);
+	KUNIT_EXPECT_EQ(test, f->ctx->stats.v[ok ? RETIRE_ST_PUBLISHED :
+					       RETIRE_ST_STALE_PUBLISHED], 1ULL);
+	KUNIT_EXPECT_EQ(test, f->ctx->stats.v[RETIRE_ST_COMPLETED], 1ULL);
+}
+
+/*
+ * A request compares the context's intent sequence with what moved after
+ * its admission: a bump or a revocation before it, or a bump of another
+ * key after it, leaves it publishable; a bump of its own key after it
+ * does not, however many other changes came between.
+ */
+static void retire_predicate_judges_only_later_changes_of_its_key(struct kunit *test)
+{
+	struct retire_fix *f = test->priv;
+	u64 h, late, epoch, auth;
+	bool ok_late;
+
+	KUNIT_ASSERT_EQ(test, retire_ctx_epoch(f->ctx, RETIRE_EPOCH_BUMP, 0,
+					       &epoch, &auth), 0);
+	KUNIT_ASSERT_EQ(test, retire_ctx_epoch(f->ctx, RETIRE_EPOCH_REVOKE, 0,
+					       &epoch, &auth), 0);
+	h = retire_fix_submit(test, f->buf);
+	KUNIT_ASSERT_EQ(test, retire_ctx_epoch(f->ctx, RETIRE_EPOCH_BUMP, 7,
+					       &epoch, &auth), 0);
+	retire_fix_complete(f, h);
+	retire_fix_read(f, RETIRE_REC_TERMINAL);
+	KUNIT_ASSERT_EQ(test, retire_req_retire(f->ctx, h), 0);
+	retire_fix_read(f, RETIRE_REC_RETIRED);
+
+	late = retire_fix_submit(test, f->buf);
+	KUNIT_ASSERT_EQ(test, retire_ctx_epoch(f->ctx, RETIRE_EPOCH_BUMP, 7,
+					       &epoch, &auth), 0);
+	KUNIT_ASSERT_EQ(test, retire_ctx_epoch(f->ctx, RETIRE_EPOCH_BUMP, 0,
+					       &epoch, &auth), 0);
+	KUNIT_ASSERT_EQ(test, retire_ctx_epoch(f->ctx, RETIRE_EPOCH_BUMP, 7,
+					       &epoch, &auth), 0);
+	retire_fix_complete(f, late);
+
+	spin_lock_irq(&f->ctx->lock);
+	ok_late = retire_req_publishable_locked(f->ctx, retire_fix_req(f, late));
+	spin_unlock_irq(&f->ctx->lock);
+	KUNIT_EXPECT_FALSE(test, ok_late);
+	KUNIT_EXPECT_EQ(test, epoch, 3ULL);
+	retire_fix_read(f, RETIRE_REC_TERMINAL);
+	/* @h was published, @late was not */
+	KUNIT_EXPECT_EQ(test, f->ctx->stats.v[RETIRE_ST_PUBLISHED], 1ULL);
+	KUNIT_EXPECT_EQ(test, f->ctx->stats.v[RETIRE_ST_STALE_PUBLISHED], 1ULL);
+}
+
+static struct kunit_case retire_predicate_cases[] = {
+	KUNIT_CASE_PARAM(retire_predicate_publishes_only_unchanged_intent,
+			 retire_pred_gen_params),
+	KUNIT_CASE(retire_predicate_judges_only_later_changes_of_its_key),
+	{}
+};
+
+static struct kunit_suite retire_predicate_suite = {
+	.name = "retire_predicate",
+	.init = retire_fix_init,
+	.exit = retire_fix_exit,
+	.test_cases = retire_predicate_cases,
+};
+
+/* ---- retire_quarantine: past the watchdog, until proven termination ---- */
+
+/* quarantine @h: a 5 ms watchdog, and the test engine never reports */
+static u64 retire_fix_quarantine(struct kunit *test, struct retire_fix *f)
+{
+	struct retire_limits l = f->ctx->limits;
+	u64 h, other;
+
+	l.watchdog_ns = 5 * NSEC_PER_MSEC;
+	KUNIT_ASSERT_EQ(test, retire_ctx_set_limits(f->ctx, &l), 0);
+	h = retire_fix_submit(test, f->buf);
+	msleep(50);
+
+	KUNIT_EXPECT_EQ(test, retire_fix_read(f, RETIRE_REC_QUARANTINE), 1U);
+	KUNIT_EXPECT_TRUE(test, retire_fix_req(f, h)->quarantined);
+	KUNIT_EXPECT_EQ(test, f->ctx->stats.v[RETIRE_ST_QUARANTINED_NOW], 1ULL);
+	KUNIT_EXPECT_EQ(test, retire_fix_try_submit(f, f->buf, 512, 0, &other),
+			-ENOTRECOVERABLE);
+	KUNIT_EXPECT_EQ(test, retire_buf_unregister(f->ctx, f->buf), -EBUSY);
+	return h;
+}
+
+/* quarantine is over: the request retired and admission is open */
+static void retire_fix_unquarantined(struct kunit *test, struct retire_fix *f)
+{
+	struct retire_engine_result reset = { .error = -ECANCELED, .reset = true };
+	u64 other;
+
+	KUNIT_EXPECT_EQ(test, retire_fix_read(f, RETIRE_REC_RETIRED), 1U);
+	KUNIT_EXPECT_EQ(test, f->ctx->stats.v[RETIRE_ST_QUARANTINED_NOW], 0ULL);
+	KUNIT_EXPECT_EQ(test, f->ctx->quarantined, 0U);
+	KUNIT_ASSERT_EQ(test, retire_fix_try_submit(f, f->buf, 512, 0, &other), 0);
+	retire_engine_complete(f->ctx, other, &reset);
+}
+
+static void retire_quarantine_ends_with_its_terminal_event(struct kunit *test)
+{
+	struct retire_fix *f = test->priv;
+	u64 h = retire_fix_quarantine(test, f);
+
+	/* the device's own report proves termination: no reset needed */
+	retire_fix_complete(f, h);
+	KUNIT_EXPECT_FALSE(test, retire_fix_req(f, h)->quarantined);
+	KUNIT_EXPECT_EQ(test, retire_fix_read(f, RETIRE_REC_TERMINAL), 1U);
+	KUNIT_EXPECT_EQ(test, retire_req_retire(f->ctx, h), 0);
+	retire_fix_unquarantined(test, f);
+}
+
+static void retire_quarantine_holds_until_terminal_or_reset(struct kunit *test)
+{
+	struct retire_engine_result reset = { .error = -ECANCELED, .reset = true };
+	struct retire_fix *f = test->priv;
+	u64 h = retire_fix_quarantine(test, f);
+
+	/* a reset's walk frees only what terminated: this did not */
+	retire_ctx_unquarantine(f->ctx);
+	KUNIT_EXPECT_TRUE(test, retire_fix_req(f, h)->quarantined);
+	KUNIT_EXPECT_EQ(test, f->ctx->stats.v[RETIRE_ST_QUARANTINED_NOW], 1ULL);
+
+	/* the reset's own terminal event does */
+	retire_engine_complete(f->ctx, h, &reset);
+	KUNIT_EXPECT_EQ(test, retire_fix_read(f, RETIRE_REC_TERMINAL), 1U);
+	KUNIT_EXPECT_EQ(test, retire_req_retire(f->ctx, h), 0);
+	retire_fix_unquarantined(test, f);
+}
+
+static struct kunit_case retire_quarantine_cases[] = {
+	KUNIT_CASE(retire_quarantine_ends_with_its_terminal_event),
+	KUNIT_CASE(retire_quarantine_holds_until_terminal_or_reset),
+	{}
+};
+
+static struct kunit_suite retire_quarantine_suite = {
+	.name = "retire_quarantine",
+	.init = retire_fix_init,
+	.exit = retire_fix_exit,
+	.test_cases = retire_quarantine_cases,
+};
+
+kunit_test_suites(&retire_stale_suite, &retire_order_suite,
+		  &retire_bounds_suite, &retire_activation_suite,
+		  &retire_predicate_suite, &retire_quarantine_suite);
