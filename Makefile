@@ -66,6 +66,16 @@ lint:
 	scripts/deps.sh
 	scripts/lint.sh
 
+# the protocol model (Documentation/model/retire.pml), checked by spin;
+# model-mutations shows each of its claims catch the bug it exists for
+model:
+	scripts/deps.sh
+	scripts/model-check.sh
+
+model-mutations:
+	scripts/deps.sh
+	scripts/model-mutations.sh
+
 FUZZ_SECONDS ?= 600
 FUZZ_SEED ?= $(shell date +%s)
 STRESS_SEED ?= $(shell date +%s)
@@ -207,5 +217,5 @@ clean:
 	$(MAKE) -C selftests clean KSFT_DIR=/nonexistent
 	rm -rf build
 
-.PHONY: all module userspace selftests check lint run install install-module \
+.PHONY: all module userspace selftests check lint model model-mutations run install install-module \
 	install-userspace uninstall dkms-src dkms dkms-remove clean fuzz stress bench

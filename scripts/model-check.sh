@@ -10,6 +10,8 @@
 #
 # usage: scripts/model-check.sh [-q] [MODEL.pml]
 #   -q  print only the one-line verdict of each run
+# MODEL_BFS=1 makes the safety search breadth first, so a violation comes
+# with its shortest counterexample (scripts/model-mutations.sh uses it).
 # Prints one line per run: "model: <run>: <states> states, depth <n>,
 # <s> s" or "model: <run>: VIOLATION <what> at depth <n>".
 set -uo pipefail
@@ -59,7 +61,13 @@ run() {
 		if [ -e retire.pml.trail ]; then
 			# shellcheck disable=SC2086
 			spin $dflags -t -p retire.pml >trail.txt 2>&1
-			line=$(grep -oE 'retire.pml:[0-9]+' trail.txt | tail -n1 | cut -d: -f2)
+			# the assert whose expression pan names (spin -t runs on
+			# past it, so not simply the last one)
+			expr=$(sed 's/^assertion violated //; s/ (at depth.*//' <<<"$what" | tr -d ' ()')
+			line=$(grep -F '[assert(' trail.txt | while read -r l; do
+				e=${l##*\[assert}
+				[ "$(tr -d ' ()' <<<"${e%]}")" = "$expr" ] && { echo "$l"; break; }
+			done | grep -oE 'retire.pml:[0-9]+' | cut -d: -f2)
 			claim=$(sed -n "${line:-0}p" retire.pml | grep -oE 'C[0-9]+' | head -n1)
 			case $what in *acceptance*) claim="C6/C8 (ltl live)" ;; esac
 			what="$what [${claim:-line $line}]"
@@ -82,7 +90,8 @@ run() {
 
 rc=0
 # safety: two incarnations of the slot, the stale injector, no claim
-run safety "" "-DSAFETY -DNOCLAIM" || rc=1
+# MODEL_BFS=1 searches breadth first: the shortest counterexample
+run safety "" "-DSAFETY -DNOCLAIM ${MODEL_BFS:+-DBFS}" || rc=1
 # liveness: weak fairness over 7 processes, acceptance cycles of "live"
 [ $rc = 0 ] && { run liveness "-DMAXSUB=1 -DNOSTALE" "-DNFAIR=3" -a -f -N live || rc=1; }
 exit $rc

@@ -341,8 +341,8 @@ end_monitor:
 		assert(d == (live && !term_seen)) }			/* C3 */
 	:: atomic { !(buf_owner == (live -> gen : 0)) ->
 		assert(buf_owner == (live -> gen : 0)) }		/* C2 */
-	:: atomic { !(modref || (!live && pending == 0 && jgen == 0)) ->
-		assert(modref || (!live && pending == 0 && jgen == 0)) }	/* C9 */
+	:: atomic { !(modref || (!live && pending == 0)) ->
+		assert(modref || (!live && pending == 0)) }		/* C9 */
 	fi
 }
 
@@ -482,7 +482,7 @@ active proctype stale()
 	fi;
 end_stale:
 	do
-	:: atomic { !n && modref && !LOOKUP(h) ->
+	:: atomic { !n && modref && !(live && h == gen) ->	/* stale by definition, not by LOOKUP */
 		sig = SIG;
 		if
 		:: engine_complete(h, O_COMPLETED)
@@ -506,12 +506,12 @@ active proctype timer()
 end_timer:
 	do
 	:: atomic { live && (rstate == R_WAITING || rstate == R_ACTIVE) && !timed_out ->
-		assert(modref);
+		assert(modref);					/* C9 */
 		timed_out = 1;
 		queue(P_TIMEOUT)	/* @timeout */
 	   }
 	:: atomic { live && rstate == R_ACTIVE && !quarantined ->
-		assert(modref);
+		assert(modref);					/* C9 */
 		quarantined = 1;
 		bstate = B_QUAR;
 		ctxq = 1;
@@ -533,11 +533,11 @@ end_engine:
 	   }
 	/* move bytes */
 	:: atomic { jgen && jphase == J_QUEUED ->
-		assert(modref);
 		assert(buf_owner == jgen);			/* C2 */
+		assert(modref);					/* C9 */
 		jphase = J_MOVED
 	   }
-	:: atomic { jgen && jphase == J_MOVED -> engine_complete(jgen, O_COMPLETED); jgen = 0; jphase = J_IDLE; jabort = 0 }
+	:: atomic { jgen && jphase == J_MOVED -> engine_complete(jgen, O_COMPLETED); jgen = 0; jphase = J_IDLE; jabort = 0 }	/* @report */
 	:: atomic { jgen && jphase != J_HUNG -> engine_complete(jgen, O_FAILED); jgen = 0; jphase = J_IDLE; jabort = 0 }
 	:: atomic { jgen && jabort && jphase != J_HUNG -> engine_complete(jgen, O_CANCELLED); jgen = 0; jphase = J_IDLE; jabort = 0 }
 	:: atomic { jgen && jphase == J_MOVED && !did_hang -> did_hang = 1; jphase = J_HUNG }
