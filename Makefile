@@ -11,6 +11,8 @@
 #   make lint       checkpatch --strict, sparse (C=2) against stock 6.1,
 #                   6.12 and the debug kernel, kernel-doc -Wall, and
 #                   shellcheck; fails on any finding (make check runs it)
+#   make model      spin exhausts the protocol model (make check runs it);
+#                   make model-mutations shows each of its claims bite
 #   make install    (as root, after make) install-module, then
 #                   install-userspace:
 #     install-module     retire.ko into /lib/modules/<KDIR's release>/

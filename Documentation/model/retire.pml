@@ -12,16 +12,22 @@
  * replaces.
  *
  * Claims (C1..C9, named in the assertions and in testing.rst):
- *   C1 exactly one retirement per admitted request
- *   C2 no buffer access after retirement (engine and consumers check it)
- *   C3 d is cleared only by the terminal event
+ *   C1 exactly one retirement per admitted request, only after its
+ *      TERMINAL record was consumed; a record that says RETIRED did
+ *   C2 no buffer access after retirement (the engine and the consumers
+ *      check the buffer still serves their incarnation)
+ *   C3 d is 1 exactly from admission to the terminal event
  *   C4 a stale event never changes the live record
- *   C5 retirement never before the last token
- *   C6 every admitted request retires, or stays quarantined on a hung
- *      engine (LTL, weak fairness)
+ *   C5 retirement never while a consumer holds a token
+ *   C6 every admitted request retires, or stays quarantined on an engine
+ *      hung for ever (LTL, weak fairness)
  *   C7 a handoff never lets the token count touch zero
  *   C8 no record lost (and every record is read: LTL)
  *   C9 the context, and so the module, stays while work exists
+ *
+ * Bounds: MAXSUB incarnations (2; the liveness run uses 1), one cancel,
+ * one borrow per consumer, one handoff, one duplicate return, one full
+ * ring, one hang, one stale event. NOSTALE leaves the injector out.
  */
 
 #ifndef MAXSUB
