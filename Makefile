@@ -11,6 +11,8 @@
 #   make lint       checkpatch --strict, sparse (C=2) against stock 6.1,
 #                   6.12 and the debug kernel, kernel-doc -Wall, and
 #                   shellcheck; fails on any finding (make check runs it)
+#   make model      spin exhausts the protocol model (make check runs it);
+#                   make model-mutations shows each of its claims bite
 #   make install    (as root, after make) install-module, then
 #                   install-userspace:
 #     install-module     retire.ko into /lib/modules/<KDIR's release>/
@@ -65,6 +67,16 @@ check:
 lint:
 	scripts/deps.sh
 	scripts/lint.sh
+
+# the protocol model (Documentation/model/retire.pml), checked by spin;
+# model-mutations shows each of its claims catch the bug it exists for
+model:
+	scripts/deps.sh
+	scripts/model-check.sh
+
+model-mutations:
+	scripts/deps.sh
+	scripts/model-mutations.sh
 
 FUZZ_SECONDS ?= 600
 FUZZ_SEED ?= $(shell date +%s)
@@ -207,5 +219,5 @@ clean:
 	$(MAKE) -C selftests clean KSFT_DIR=/nonexistent
 	rm -rf build
 
-.PHONY: all module userspace selftests check lint run install install-module \
+.PHONY: all module userspace selftests check lint model model-mutations run install install-module \
 	install-userspace uninstall dkms-src dkms dkms-remove clean fuzz stress bench

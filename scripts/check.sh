@@ -163,6 +163,13 @@ else
 	grep -E '^(FAIL|dkms-test:| )' <<<"$out" | sed 's/^/    /'
 	record FAIL "host: scripts/dkms-test.sh"
 fi
+# the protocol model: every interleaving of Documentation/model/retire.pml
+if out=$(scripts/model-check.sh -q 2>&1); then
+	record PASS "host: spin exhausts the protocol model, no claim violated (${out//$'\n'/; })"
+else
+	echo "    ${out//$'\n'/$'\n'    }"
+	record FAIL "host: scripts/model-check.sh"
+fi
 close_group "host"
 
 # --- each kernel ---------------------------------------------------------

@@ -17,6 +17,8 @@ PKGS=(
 	xz-utils zstd rsync patch sparse python3 python3-yaml python3-jsonschema python3-docutils
 	# make lint (beside sparse above and the kernel source's own scripts)
 	shellcheck
+	# make model: the protocol model checker (gcc compiles its verifier)
+	spin
 	# the VM runner
 	qemu-system-x86 busybox-static
 	# userspace
