@@ -25,7 +25,6 @@
 #include "libretire.h"
 #include "retire_test.h"
 
-#define REFCNT_PATH	"/sys/module/retire/refcnt"
 #define WATCHDOG_PARAM	"/sys/module/retire/parameters/watchdog_ms"
 #define DEFAULT_WATCHDOG_NS	(10000 * RT_MS)
 
@@ -71,12 +70,7 @@ FIXTURE(adm) {
 
 FIXTURE_SETUP(adm)
 {
-	int ret;
-
-	ret = retire_open_device(&self->r, NULL, 0);
-	if (ret == -ENOENT)
-		SKIP(return, RT_SKIP_MSG);
-	ASSERT_EQ(0, ret);
+	RT_OPEN_OR_SKIP(self->r);
 	self->fd = retire_get_fd(self->r);
 	rt_sim_neutral(self->r);
 	ASSERT_EQ(0, rt_set_latency(self->r, 0, 20 * RT_MS));
@@ -448,12 +442,7 @@ FIXTURE_VARIANT_ADD(bound, max_pinned_bytes) {
 
 FIXTURE_SETUP(bound)
 {
-	int ret;
-
-	ret = retire_open_device(&self->r, NULL, 0);
-	if (ret == -ENOENT)
-		SKIP(return, RT_SKIP_MSG);
-	ASSERT_EQ(0, ret);
+	RT_OPEN_OR_SKIP(self->r);
 	rt_sim_neutral(self->r);
 	ASSERT_EQ(0, rt_set_latency(self->r, 0, 20 * RT_MS));
 	ASSERT_EQ(0, posix_memalign(&self->mem, RT_PAGE,
@@ -1066,25 +1055,6 @@ TEST_F(adm, pool_evicts_lru_free_buffers_only)
 
 /* ---- the watchdog and quarantine -------------------------------------------- */
 
-/* wait (at most @ms) until the context's quarantined_now is @want */
-static int wait_quarantined_now(struct retire *r, __u64 want,
-				struct retire_stats *st, unsigned int ms)
-{
-	__u64 end = rt_now_ns() + (__u64)ms * RT_MS;
-	int ret;
-
-	for (;;) {
-		ret = rt_stats(r, st);
-		if (ret)
-			return ret;
-		if (st->quarantined_now == want)
-			return 0;
-		if (rt_now_ns() >= end)
-			return -ETIMEDOUT;
-		rt_msleep(20);
-	}
-}
-
 TEST_F(adm, hang_watchdog_quarantines_then_reset_retires)
 {
 	struct retire_stats st, m0, m, before;
@@ -1158,7 +1128,7 @@ TEST_F(adm, hang_watchdog_quarantines_then_reset_retires)
 	EXPECT_TRUE(NOT_MEASURED(term));
 	EXPECT_LT(rt_index(&self->log, h, RETIRE_REC_QUARANTINE),
 		  rt_index(&self->log, h, RETIRE_REC_TERMINAL));
-	EXPECT_EQ(0, wait_quarantined_now(self->r, 0, &st, 2000));
+	EXPECT_EQ(0, rt_wait_quarantined_now(self->r, 0, &st, 2000));
 	EXPECT_EQ(1, st.quarantined);
 
 	ASSERT_EQ(0, retire_retire_request(self->r, h));
@@ -1189,12 +1159,7 @@ FIXTURE(qowner) {
 
 FIXTURE_SETUP(qowner)
 {
-	int ret;
-
-	ret = retire_open_device(&self->r, NULL, 0);
-	if (ret == -ENOENT)
-		SKIP(return, RT_SKIP_MSG);
-	ASSERT_EQ(0, ret);
+	RT_OPEN_OR_SKIP(self->r);
 	rt_sim_neutral(self->r);
 	ASSERT_EQ(0, rt_settle_module(self->r, &self->base, 3000));
 }
@@ -1247,7 +1212,6 @@ TEST_F_TIMEOUT(qowner, killed_owner_with_quarantined_buffers_waits_for_reset,
 	struct pollfd pfd;
 	int p[2], status, i, left = 0;
 	char ok = 0;
-	long refcnt;
 	pid_t pid;
 
 	ASSERT_EQ(0, rt_set_latency(self->r, RETIRE_SIM_F_HANG, 0));
@@ -1305,16 +1269,7 @@ TEST_F_TIMEOUT(qowner, killed_owner_with_quarantined_buffers_waits_for_reset,
 	/* with our own context gone, nothing holds the module */
 	retire_close_device(self->r);
 	self->r = NULL;
-	refcnt = rt_read_long(REFCNT_PATH);
-	if (refcnt < 0) {
-		TH_LOG("no %s: cannot check the module is free", REFCNT_PATH);
-		return;
-	}
-	for (i = 0; i < 250 && refcnt != 0; i++) {
-		rt_msleep(20);
-		refcnt = rt_read_long(REFCNT_PATH);
-	}
-	EXPECT_EQ(0, refcnt);
+	EXPECT_MODULE_UNUSED();
 }
 
 /* ---- the publication predicate ----------------------------------------------- */

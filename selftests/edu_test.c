@@ -95,12 +95,7 @@ static int edu_engine(struct retire *r, struct retire_engine_info *out)
 static int edu_wait_engine(struct retire *r, struct retire_engine_info *out,
 			   unsigned int ms)
 {
-	while (edu_engine(r, out)) {
-		if (!ms--)
-			return -ETIMEDOUT;
-		rt_msleep(1);
-	}
-	return 0;
+	return RT_POLL_UNTIL(!edu_engine(r, out), ms, 1) ? 0 : -ETIMEDOUT;
 }
 
 /* the transfers a request of [off, off + len) makes: per chunk within a
@@ -124,13 +119,9 @@ FIXTURE(edu) {
 FIXTURE_SETUP(edu)
 {
 	struct retire_info info;
-	int ret;
 
 	memset(&self->log, 0, sizeof(self->log));
-	ret = retire_open_device(&self->r, NULL, 0);
-	if (ret == -ENOENT)
-		SKIP(return, RT_SKIP_MSG);
-	ASSERT_EQ(0, ret);
+	RT_OPEN_OR_SKIP(self->r);
 	if (!edu_present())
 		SKIP(return, "no edu PCI device (vm-run.sh -e gives one)");
 	/* a test before may have removed it and rescanned */

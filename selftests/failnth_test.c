@@ -366,14 +366,9 @@ FIXTURE(fn) {
 
 FIXTURE_SETUP(fn)
 {
-	int ret;
-
 	if (access("/proc/thread-self/fail-nth", W_OK) || fn_setup_debugfs())
 		SKIP(return, "no fail-nth, failslab or fail_page_alloc here");
-	ret = retire_open_device(&self->r, NULL, 0);
-	if (ret == -ENOENT)
-		SKIP(return, RT_SKIP_MSG);
-	ASSERT_EQ(0, ret);
+	RT_OPEN_OR_SKIP(self->r);
 	rt_sim_neutral(self->r);
 	/* slow enough that "in flight" stays so during the call */
 	ASSERT_EQ(0, rt_set_latency(self->r, 0, 20 * RT_MS));

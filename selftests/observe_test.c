@@ -38,17 +38,11 @@ FIXTURE(obs) {
 
 FIXTURE_SETUP(obs)
 {
-	struct retire_info info;
 	void *map;
-	int ret;
 
-	ret = retire_open_device(&self->r, NULL, 0);
-	if (ret == -ENOENT)
-		SKIP(return, RT_SKIP_MSG);
-	ASSERT_EQ(0, ret);
-	ASSERT_EQ(0, retire_get_info(self->r, &info));
-	if (!(info.features & RETIRE_FEAT_HISTORY))
-		SKIP(return, "the module keeps no history");
+	RT_OPEN_OR_SKIP(self->r);
+	RT_REQUIRE_FEATURES(self->r, RETIRE_FEAT_HISTORY,
+			    "the module keeps no history");
 	self->fd = retire_get_fd(self->r);
 	rt_sim_neutral(self->r);
 	ASSERT_EQ(0, rt_set_latency(self->r, 0, 5 * RT_MS));
@@ -455,9 +449,7 @@ TEST_F(obs, debugfs_shows_the_context_its_requests_and_history)
 	retire_close_device(r2);
 	ASSERT_EQ(0, rt_set_latency(self->r, 0, 5 * RT_MS));
 	retire_reset_sim(self->r);
-	for (i = 0; i < 300 && !access(dir, F_OK); i++)
-		rt_msleep(10);
-	EXPECT_NE(0, access(dir, F_OK));
+	EXPECT_TRUE(RT_POLL_UNTIL(access(dir, F_OK) != 0, 3000, 10));
 }
 
 TEST_HARNESS_MAIN

@@ -43,6 +43,33 @@
 #define RT_MS		1000000ULL
 #define RT_NOBODY	65534	/* nobody's uid and gid */
 #define RT_SKIP_MSG	"/dev/retire is absent: is retire.ko loaded?"
+#define RT_REFCNT_PATH	"/sys/module/retire/refcnt"
+
+/* ---- fixture prologue ---------------------------------------------------- */
+
+/*
+ * In a FIXTURE_SETUP: open /dev/retire into @r (a struct retire *). The
+ * test skips when the module is not loaded and fails on any other error.
+ */
+#define RT_OPEN_OR_SKIP(r) do {						\
+	int __rt_ret = retire_open_device(&(r), NULL, 0);		\
+									\
+	if (__rt_ret == -ENOENT)					\
+		SKIP(return, RT_SKIP_MSG);				\
+	ASSERT_EQ(0, __rt_ret);						\
+} while (0)
+
+/*
+ * In a FIXTURE_SETUP, after RT_OPEN_OR_SKIP(): skip with @why unless the
+ * module advertises every bit of @feat.
+ */
+#define RT_REQUIRE_FEATURES(r, feat, why) do {				\
+	struct retire_info __rt_info;					\
+									\
+	ASSERT_EQ(0, retire_get_info(r, &__rt_info));			\
+	if ((__rt_info.features & (feat)) != (feat))			\
+		SKIP(return, why);					\
+} while (0)
 
 /* ---- time --------------------------------------------------------------- */
 
@@ -75,6 +102,44 @@ static inline void rt_msleep(unsigned int ms)
 	while (nanosleep(&ts, &ts) && errno == EINTR)
 		;
 }
+
+/*
+ * Evaluate @cond every @step_ms until it is true or @ms have passed; the
+ * value is whether it became true. @cond is evaluated after the last
+ * sleep too, so that a condition met meanwhile counts.
+ */
+#define RT_POLL_UNTIL(cond, ms, step_ms) ({				\
+	__u64 __rt_end = rt_now_ns() + (__u64)(ms) * RT_MS;		\
+	bool __rt_ok;							\
+									\
+	while (!(__rt_ok = (cond)) && rt_now_ns() < __rt_end)		\
+		rt_msleep(step_ms);					\
+	__rt_ok;							\
+})
+
+/* ---- a growable array ---------------------------------------------------- */
+
+/*
+ * Make room for element @n of the array @a, of @cap elements (an unsigned
+ * int), doubling it from 64: the value is 0, or -ENOMEM with @a as it was.
+ * For arrays that grow one element at a time (@n is at most @cap).
+ */
+#define RT_GROW(a, n, cap) ({						\
+	int __rt_ret = 0;						\
+									\
+	if ((n) >= (cap)) {						\
+		unsigned int __rt_cap = (cap) ? (cap) * 2 : 64;		\
+		typeof(a) __rt_a = realloc((a), __rt_cap * sizeof(*(a)));	\
+									\
+		if (__rt_a) {						\
+			(a) = __rt_a;					\
+			(cap) = __rt_cap;				\
+		} else {						\
+			__rt_ret = -ENOMEM;				\
+		}							\
+	}								\
+	__rt_ret;							\
+})
 
 /* ---- raw ioctls --------------------------------------------------------- */
 
@@ -251,15 +316,8 @@ static inline void rt_log_free(struct rt_log *l)
 
 static inline int rt_log_add(struct rt_log *l, const struct retire_cqe *c)
 {
-	if (l->n == l->cap) {
-		unsigned int cap = l->cap ? l->cap * 2 : 64;
-		struct retire_cqe *nc = realloc(l->c, cap * sizeof(*nc));
-
-		if (!nc)
-			return -ENOMEM;
-		l->c = nc;
-		l->cap = cap;
-	}
+	if (RT_GROW(l->c, l->n, l->cap))
+		return -ENOMEM;
 	l->c[l->n++] = *c;
 	return 0;
 }
@@ -505,19 +563,25 @@ static inline int rt_wait_module_gauges(struct retire *r,
 					struct retire_stats *now,
 					unsigned int ms)
 {
-	__u64 end = rt_now_ns() + (__u64)ms * RT_MS;
-	int ret;
+	int ret = 0;
 
-	for (;;) {
-		ret = rt_mstats(r, now);
-		if (ret)
-			return ret;
-		if (rt_gauges_equal(want, now))
-			return 0;
-		if (rt_now_ns() >= end)
-			return -ETIMEDOUT;
-		rt_msleep(20);
-	}
+	if (RT_POLL_UNTIL((ret = rt_mstats(r, now)) ||
+			  rt_gauges_equal(want, now), ms, 20))
+		return ret;
+	return -ETIMEDOUT;
+}
+
+/* poll the context's gauge quarantined_now until it is @want (at most @ms) */
+static inline int rt_wait_quarantined_now(struct retire *r, __u64 want,
+					  struct retire_stats *st,
+					  unsigned int ms)
+{
+	int ret = 0;
+
+	if (RT_POLL_UNTIL((ret = rt_stats(r, st)) ||
+			  st->quarantined_now == want, ms, 20))
+		return ret;
+	return -ETIMEDOUT;
 }
 
 /*
@@ -735,6 +799,30 @@ static inline long rt_read_long(const char *path)
 	fclose(f);
 	return v;
 }
+
+/*
+ * The module's reference count once it is 0 (waiting at most @ms), or what
+ * it last was; -1 when the kernel shows none (no CONFIG_MODULE_UNLOAD).
+ */
+static inline long rt_module_refcnt(unsigned int ms)
+{
+	long refcnt;
+
+	if (rt_read_long(RT_REFCNT_PATH) < 0)
+		return -1;
+	RT_POLL_UNTIL((refcnt = rt_read_long(RT_REFCNT_PATH)) == 0, ms, 20);
+	return refcnt;
+}
+
+/* with the test's own contexts closed, nothing holds the module */
+#define EXPECT_MODULE_UNUSED() do {					\
+	long __rt_refcnt = rt_module_refcnt(5000);			\
+									\
+	if (__rt_refcnt < 0)						\
+		TH_LOG("no " RT_REFCNT_PATH ": cannot check the module is free"); \
+	else								\
+		EXPECT_EQ(0, __rt_refcnt);				\
+} while (0)
 
 /* ---- a deterministic PRNG ----------------------------------------------- */
 
