@@ -1180,7 +1180,7 @@ FIXTURE_TEARDOWN(qowner)
  * it (the parent has set HANG); it reports 'K' once the QUARANTINE record
  * is read, then waits for SIGKILL. It never returns.
  */
-static void __attribute__((noreturn)) quarantined_child(int wfd)
+static void quarantined_child(int wfd, long arg)
 {
 	struct rt_log log = { 0 };
 	struct retire_limits l;
@@ -1199,35 +1199,20 @@ static void __attribute__((noreturn)) quarantined_child(int wfd)
 		goto out;
 	ok = 'K';
 out:
-	if (write(wfd, &ok, 1) != 1)
-		_exit(2);
-	for (;;)
-		pause();
+	rt_owner_report(wfd, ok);
 }
 
 TEST_F_TIMEOUT(qowner, killed_owner_with_quarantined_buffers_waits_for_reset,
 	       30)
 {
 	struct retire_stats m;
-	struct pollfd pfd;
-	int p[2], status, i, left = 0;
+	int status, i, left = 0;
 	char ok = 0;
 	pid_t pid;
 
 	ASSERT_EQ(0, rt_set_latency(self->r, RETIRE_SIM_F_HANG, 0));
-	ASSERT_EQ(0, pipe(p));
-	pid = fork();
+	pid = rt_spawn_owner(quarantined_child, 0, &ok);
 	ASSERT_LE(0, pid);
-	if (pid == 0) {
-		close(p[0]);
-		quarantined_child(p[1]);
-	}
-	close(p[1]);
-	pfd.fd = p[0];
-	pfd.events = POLLIN;
-	if (poll(&pfd, 1, 10000) == 1 && read(p[0], &ok, 1) != 1)
-		ok = 0;
-	close(p[0]);
 	EXPECT_EQ('K', ok) {
 		TH_LOG("the child saw no quarantine");
 	}

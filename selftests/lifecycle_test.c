@@ -1051,7 +1051,7 @@ TEST_F(owner, exit6_closed_fd_reused_number_is_a_new_context)
  * OWNER_TOKENS borrow tokens, then tells the parent and waits for SIGKILL.
  * It never returns.
  */
-static void __attribute__((noreturn)) owner_child(int wfd, bool tokens)
+static void owner_child(int wfd, long tokens)
 {
 	struct rt_log log = { 0 };
 	__u64 buf[OWNER_REQS], h[OWNER_REQS], t[OWNER_TOKENS];
@@ -1098,34 +1098,19 @@ static void __attribute__((noreturn)) owner_child(int wfd, bool tokens)
 		goto out;
 	ok = 'K';
 out:
-	if (write(wfd, &ok, 1) != 1)
-		_exit(2);
-	for (;;)
-		pause();
+	rt_owner_report(wfd, ok);
 }
 
 static void killed_owner(struct __test_metadata *_metadata,
 			 FIXTURE_DATA(owner) *self, bool tokens)
 {
 	struct retire_stats m;
-	struct pollfd pfd;
-	int p[2], status;
+	int status;
 	char ok = 0;
 	pid_t pid;
 
-	ASSERT_EQ(0, pipe(p));
-	pid = fork();
+	pid = rt_spawn_owner(owner_child, tokens, &ok);
 	ASSERT_LE(0, pid);
-	if (pid == 0) {
-		close(p[0]);
-		owner_child(p[1], tokens);
-	}
-	close(p[1]);
-	pfd.fd = p[0];
-	pfd.events = POLLIN;
-	if (poll(&pfd, 1, 10000) == 1 && read(p[0], &ok, 1) != 1)
-		ok = 0;
-	close(p[0]);
 	EXPECT_EQ('K', ok) {
 		TH_LOG("the child could not set its work up");
 	}

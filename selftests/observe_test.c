@@ -253,19 +253,6 @@ TEST_F(obs, another_contexts_history_is_its_users_to_read)
 	retire_close_device(other);
 }
 
-/* write @s to @path; 0 or -errno */
-static int obs_write(const char *path, const char *s)
-{
-	int fd = open(path, O_WRONLY | O_TRUNC);
-	ssize_t n;
-
-	if (fd < 0)
-		return -errno;
-	n = write(fd, s, strlen(s));
-	close(fd);
-	return n == (ssize_t)strlen(s) ? 0 : -EIO;
-}
-
 /* the whole of @path, NUL-terminated, malloc()ed; NULL on failure */
 static char *obs_slurp(const char *path)
 {
@@ -320,10 +307,10 @@ TEST_F(obs, the_tracepoints_report_the_same_life)
 	if (access(TRACEFS "/events/retire/enable", W_OK))
 		SKIP(return, "no tracefs with retire events (the kernel has no CONFIG_TRACING)");
 	ASSERT_EQ(0, obs_history(self->fd, 0, ev, 0, &a));
-	ASSERT_EQ(0, obs_write(TRACEFS "/trace", ""));
-	ASSERT_EQ(0, obs_write(TRACEFS "/events/retire/enable", "1"));
+	ASSERT_EQ(0, rt_write_file(TRACEFS "/trace", ""));
+	ASSERT_EQ(0, rt_write_file(TRACEFS "/events/retire/enable", "1"));
 	obs_life(_metadata, self, &h, &tok, &tok2);
-	ASSERT_EQ(0, obs_write(TRACEFS "/events/retire/enable", "0"));
+	ASSERT_EQ(0, rt_write_file(TRACEFS "/events/retire/enable", "0"));
 	trace = obs_slurp(TRACEFS "/trace");
 	ASSERT_NE(NULL, trace);
 

@@ -787,6 +787,23 @@ static inline long rt_vmpin_kb(void)
 }
 
 /* a number in a one-line file, or -1 */
+/* write the string @s to @path (sysfs, procfs, tracefs); 0 or -errno */
+static inline int rt_write_file(const char *path, const char *s)
+{
+	int fd = open(path, O_WRONLY | O_TRUNC), ret = 0;
+	ssize_t n;
+
+	if (fd < 0)
+		return -errno;
+	n = write(fd, s, strlen(s));
+	if (n < 0)
+		ret = -errno;
+	else if ((size_t)n != strlen(s))
+		ret = -EIO;
+	close(fd);
+	return ret;
+}
+
 static inline long rt_read_long(const char *path)
 {
 	long v = -1;
@@ -823,6 +840,51 @@ static inline long rt_module_refcnt(unsigned int ms)
 	else								\
 		EXPECT_EQ(0, __rt_refcnt);				\
 } while (0)
+
+/* ---- a killed owner ------------------------------------------------------ */
+
+/*
+ * The owner-death tests fork a child that sets work up, says 'K' (or
+ * anything else when it could not) on a pipe, and waits to be killed.
+ * The child's end: say @ok and wait for the signal.
+ */
+static inline void __attribute__((noreturn)) rt_owner_report(int wfd,
+							     char ok)
+{
+	if (write(wfd, &ok, 1) != 1)
+		_exit(2);
+	for (;;)
+		pause();
+}
+
+/*
+ * The parent's: fork @child(wfd, @arg), which ends in rt_owner_report(),
+ * and put what it said within 10 s into *@said (0 for nothing). Returns
+ * the child's pid, or -1 when it could not start.
+ */
+static inline pid_t rt_spawn_owner(void (*child)(int wfd, long arg),
+				   long arg, char *said)
+{
+	struct pollfd pfd = { .events = POLLIN };
+	int p[2];
+	pid_t pid;
+
+	*said = 0;
+	if (pipe(p))
+		return -1;
+	pid = fork();
+	if (pid == 0) {
+		close(p[0]);
+		child(p[1], arg);
+		_exit(3);
+	}
+	close(p[1]);
+	pfd.fd = p[0];
+	if (pid > 0 && poll(&pfd, 1, 10000) == 1 && read(p[0], said, 1) != 1)
+		*said = 0;
+	close(p[0]);
+	return pid;
+}
 
 /* ---- a deterministic PRNG ----------------------------------------------- */
 
