@@ -1166,13 +1166,7 @@ FIXTURE_SETUP(qowner)
 
 FIXTURE_TEARDOWN(qowner)
 {
-	struct retire *r = self->r;
-
-	/* the test may have closed the observer to let the module go */
-	if (!r && retire_open_device(&r, NULL, 0))
-		return;
-	rt_sim_neutral(r);
-	retire_close_device(r);
+	rt_close_neutral(self->r);
 }
 
 /*

@@ -961,13 +961,7 @@ FIXTURE_SETUP(owner)
 
 FIXTURE_TEARDOWN(owner)
 {
-	struct retire *r = self->r;
-
-	/* the test may have closed the observer to let the module go */
-	if (!r && retire_open_device(&r, NULL, 0))
-		return;
-	rt_sim_neutral(r);
-	retire_close_device(r);
+	rt_close_neutral(self->r);
 }
 
 /* register a module buffer without mapping it: no mapping may keep the

@@ -194,32 +194,42 @@ static inline void rt_sim_neutral(struct retire *r)
 	retire_reset_sim(r);
 }
 
-/* every knob of two sim engine configurations (not op or reserved) */
+/*
+ * Every knob of a sim engine configuration (not op or reserved): X(knob)
+ * for each, so that comparing them and expecting them equal name the same
+ * knobs.
+ */
+#define RT_SIM_KNOBS(X)							\
+	X(flags) X(latency_ns) X(tick_ns) X(bytes_per_tick) X(fail_every) \
+	X(fail_submit_every) X(seed) X(rate_bps) X(burst_bytes) X(finish_ns)
+
+/*
+ * A fixture's teardown: leave the engine neutral for the next test and
+ * close @r; when the test closed it already (to let the module go, @r is
+ * NULL), through a context of its own.
+ */
+static inline void rt_close_neutral(struct retire *r)
+{
+	if (!r && retire_open_device(&r, NULL, 0))
+		return;
+	rt_sim_neutral(r);
+	retire_close_device(r);
+}
+
 static inline bool rt_sim_config_eq(const struct retire_sim_config *a,
 				    const struct retire_sim_config *b)
 {
-	return a->flags == b->flags && a->latency_ns == b->latency_ns &&
-	       a->tick_ns == b->tick_ns &&
-	       a->bytes_per_tick == b->bytes_per_tick &&
-	       a->fail_every == b->fail_every &&
-	       a->fail_submit_every == b->fail_submit_every &&
-	       a->seed == b->seed && a->rate_bps == b->rate_bps &&
-	       a->burst_bytes == b->burst_bytes &&
-	       a->finish_ns == b->finish_ns;
+#define RT_KNOB_EQ(f) && a->f == b->f
+	return true RT_SIM_KNOBS(RT_KNOB_EQ);
+#undef RT_KNOB_EQ
 }
 
 /* the same, knob by knob, so that a failure names the knob */
+#define RT_EXPECT_FIELD_EQ(f) EXPECT_EQ(__rt_want.f, __rt_got.f);
 #define EXPECT_SIM_CONFIG_EQ(want, got) do {				\
-	EXPECT_EQ((want).flags, (got).flags);				\
-	EXPECT_EQ((want).latency_ns, (got).latency_ns);			\
-	EXPECT_EQ((want).tick_ns, (got).tick_ns);			\
-	EXPECT_EQ((want).bytes_per_tick, (got).bytes_per_tick);		\
-	EXPECT_EQ((want).fail_every, (got).fail_every);			\
-	EXPECT_EQ((want).fail_submit_every, (got).fail_submit_every);	\
-	EXPECT_EQ((want).seed, (got).seed);				\
-	EXPECT_EQ((want).rate_bps, (got).rate_bps);			\
-	EXPECT_EQ((want).burst_bytes, (got).burst_bytes);		\
-	EXPECT_EQ((want).finish_ns, (got).finish_ns);			\
+	const struct retire_sim_config __rt_want = (want), __rt_got = (got); \
+									\
+	RT_SIM_KNOBS(RT_EXPECT_FIELD_EQ)				\
 } while (0)
 
 /* ---- requests ----------------------------------------------------------- */
@@ -528,33 +538,25 @@ static inline const char *rt_stats_diff(const struct retire_stats *a,
 }
 
 /* the gauges that must come back when everything has retired */
+#define RT_GAUGES(X)							\
+	X(tokens_out) X(quarantined_now) X(pool_bytes)			\
+	X(logical_outstanding) X(physical_outstanding)			\
+	X(device_outstanding) X(owned_bytes) X(pinned_bytes) X(buffers)	\
+	X(contexts)
+
 static inline int rt_gauges_equal(const struct retire_stats *a,
 				  const struct retire_stats *b)
 {
-	return a->tokens_out == b->tokens_out &&
-	       a->quarantined_now == b->quarantined_now &&
-	       a->pool_bytes == b->pool_bytes &&
-	       a->logical_outstanding == b->logical_outstanding &&
-	       a->physical_outstanding == b->physical_outstanding &&
-	       a->device_outstanding == b->device_outstanding &&
-	       a->owned_bytes == b->owned_bytes &&
-	       a->pinned_bytes == b->pinned_bytes &&
-	       a->buffers == b->buffers &&
-	       a->contexts == b->contexts;
+#define RT_GAUGE_EQ(f) && a->f == b->f
+	return true RT_GAUGES(RT_GAUGE_EQ);
+#undef RT_GAUGE_EQ
 }
 
 /* rt_gauges_equal(), gauge by gauge, so that a failure names the gauge */
 #define EXPECT_GAUGES_EQ(want, now) do {				\
-	EXPECT_EQ((want).tokens_out, (now).tokens_out);			\
-	EXPECT_EQ((want).quarantined_now, (now).quarantined_now);	\
-	EXPECT_EQ((want).pool_bytes, (now).pool_bytes);			\
-	EXPECT_EQ((want).logical_outstanding, (now).logical_outstanding); \
-	EXPECT_EQ((want).physical_outstanding, (now).physical_outstanding); \
-	EXPECT_EQ((want).device_outstanding, (now).device_outstanding);	\
-	EXPECT_EQ((want).owned_bytes, (now).owned_bytes);		\
-	EXPECT_EQ((want).pinned_bytes, (now).pinned_bytes);		\
-	EXPECT_EQ((want).buffers, (now).buffers);			\
-	EXPECT_EQ((want).contexts, (now).contexts);			\
+	const struct retire_stats __rt_want = (want), __rt_got = (now);	\
+									\
+	RT_GAUGES(RT_EXPECT_FIELD_EQ)					\
 } while (0)
 
 /* poll the module-wide gauges until they equal @want (at most @ms) */
