@@ -6,13 +6,16 @@
 
 Reads OUTDIR/kunit-*.ktap (KTAP from /sys/kernel/debug/kunit/<suite>/results:
 test cases are the results one level below the suite) and
-OUTDIR/selftests.tap (the kselftest runner's TAP, each program's harness TAP
-nested beneath it behind "# "). Prints one line per test case,
+OUTDIR/selftests.tap (the TAP of kselftest's runner, lib.mk's run_tests:
+one result per program, each program's own TAP nested beneath it behind
+"# "). Prints one line per test case,
 "PASS|FAIL|SKIP <name>", and last "counts <pass> <fail> <skip>".
 
 A suite or program that reports no cases, or ends "not ok" without a failed
 case of its own (a crash, a timeout), counts as one failure: a test that
-did not run never passes.
+did not run never passes. So does a selftests.tap with no program's
+result at all (the runner did not start), or fewer than its plan says (it
+was stopped).
 """
 import glob
 import os
@@ -20,6 +23,7 @@ import re
 import sys
 
 RESULT = re.compile(r'^(not ok|ok) (\d+) ([^#]*?)\s*(#\s*(.*))?$')
+PLAN = re.compile(r'^1\.\.(\d+)')
 
 
 def verdict(ok, directive):
@@ -56,6 +60,8 @@ def kunit(path, out):
 def kselftests(path, out):
     prog_cases = 0
     prog_fail = False
+    progs = 0
+    plan = None
     for line in open(path, errors='replace'):
         line = line.rstrip('\n')
         if line.startswith('# '):
@@ -66,8 +72,12 @@ def kselftests(path, out):
                 prog_fail |= v == 'FAIL'
                 out.append((v, 'kselftest %s' % m.group(3)))
             continue
+        m = PLAN.match(line)
+        if m and plan is None:
+            plan = int(m.group(1))
         m = RESULT.match(line)
         if m:
+            progs += 1
             name = m.group(3)
             v = verdict(m.group(1), m.group(5))
             if prog_cases == 0:
@@ -77,6 +87,11 @@ def kselftests(path, out):
                 out.append(('FAIL', '%s (%s)' % (name, m.group(5) or 'failed')))
             prog_cases = 0
             prog_fail = False
+    if progs == 0:
+        out.append(('FAIL', 'kselftests (the runner reported no program)'))
+    elif plan is not None and progs < plan:
+        out.append(('FAIL', 'kselftests (%d of the %d programs planned '
+                    'reported)' % (progs, plan)))
 
 
 def main(outdir):

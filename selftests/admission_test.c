@@ -25,7 +25,6 @@
 #include "libretire.h"
 #include "retire_test.h"
 
-#define REFCNT_PATH	"/sys/module/retire/refcnt"
 #define WATCHDOG_PARAM	"/sys/module/retire/parameters/watchdog_ms"
 #define DEFAULT_WATCHDOG_NS	(10000 * RT_MS)
 
@@ -71,12 +70,7 @@ FIXTURE(adm) {
 
 FIXTURE_SETUP(adm)
 {
-	int ret;
-
-	ret = retire_open_device(&self->r, NULL, 0);
-	if (ret == -ENOENT)
-		SKIP(return, RT_SKIP_MSG);
-	ASSERT_EQ(0, ret);
+	RT_OPEN_OR_SKIP(self->r);
 	self->fd = retire_get_fd(self->r);
 	rt_sim_neutral(self->r);
 	ASSERT_EQ(0, rt_set_latency(self->r, 0, 20 * RT_MS));
@@ -448,12 +442,7 @@ FIXTURE_VARIANT_ADD(bound, max_pinned_bytes) {
 
 FIXTURE_SETUP(bound)
 {
-	int ret;
-
-	ret = retire_open_device(&self->r, NULL, 0);
-	if (ret == -ENOENT)
-		SKIP(return, RT_SKIP_MSG);
-	ASSERT_EQ(0, ret);
+	RT_OPEN_OR_SKIP(self->r);
 	rt_sim_neutral(self->r);
 	ASSERT_EQ(0, rt_set_latency(self->r, 0, 20 * RT_MS));
 	ASSERT_EQ(0, posix_memalign(&self->mem, RT_PAGE,
@@ -1066,25 +1055,6 @@ TEST_F(adm, pool_evicts_lru_free_buffers_only)
 
 /* ---- the watchdog and quarantine -------------------------------------------- */
 
-/* wait (at most @ms) until the context's quarantined_now is @want */
-static int wait_quarantined_now(struct retire *r, __u64 want,
-				struct retire_stats *st, unsigned int ms)
-{
-	__u64 end = rt_now_ns() + (__u64)ms * RT_MS;
-	int ret;
-
-	for (;;) {
-		ret = rt_stats(r, st);
-		if (ret)
-			return ret;
-		if (st->quarantined_now == want)
-			return 0;
-		if (rt_now_ns() >= end)
-			return -ETIMEDOUT;
-		rt_msleep(20);
-	}
-}
-
 TEST_F(adm, hang_watchdog_quarantines_then_reset_retires)
 {
 	struct retire_stats st, m0, m, before;
@@ -1158,7 +1128,7 @@ TEST_F(adm, hang_watchdog_quarantines_then_reset_retires)
 	EXPECT_TRUE(NOT_MEASURED(term));
 	EXPECT_LT(rt_index(&self->log, h, RETIRE_REC_QUARANTINE),
 		  rt_index(&self->log, h, RETIRE_REC_TERMINAL));
-	EXPECT_EQ(0, wait_quarantined_now(self->r, 0, &st, 2000));
+	EXPECT_EQ(0, rt_wait_quarantined_now(self->r, 0, &st, 2000));
 	EXPECT_EQ(1, st.quarantined);
 
 	ASSERT_EQ(0, retire_retire_request(self->r, h));
@@ -1189,25 +1159,14 @@ FIXTURE(qowner) {
 
 FIXTURE_SETUP(qowner)
 {
-	int ret;
-
-	ret = retire_open_device(&self->r, NULL, 0);
-	if (ret == -ENOENT)
-		SKIP(return, RT_SKIP_MSG);
-	ASSERT_EQ(0, ret);
+	RT_OPEN_OR_SKIP(self->r);
 	rt_sim_neutral(self->r);
 	ASSERT_EQ(0, rt_settle_module(self->r, &self->base, 3000));
 }
 
 FIXTURE_TEARDOWN(qowner)
 {
-	struct retire *r = self->r;
-
-	/* the test may have closed the observer to let the module go */
-	if (!r && retire_open_device(&r, NULL, 0))
-		return;
-	rt_sim_neutral(r);
-	retire_close_device(r);
+	rt_close_neutral(self->r);
 }
 
 /*
@@ -1215,7 +1174,7 @@ FIXTURE_TEARDOWN(qowner)
  * it (the parent has set HANG); it reports 'K' once the QUARANTINE record
  * is read, then waits for SIGKILL. It never returns.
  */
-static void __attribute__((noreturn)) quarantined_child(int wfd)
+static void quarantined_child(int wfd, long arg)
 {
 	struct rt_log log = { 0 };
 	struct retire_limits l;
@@ -1234,36 +1193,20 @@ static void __attribute__((noreturn)) quarantined_child(int wfd)
 		goto out;
 	ok = 'K';
 out:
-	if (write(wfd, &ok, 1) != 1)
-		_exit(2);
-	for (;;)
-		pause();
+	rt_owner_report(wfd, ok);
 }
 
 TEST_F_TIMEOUT(qowner, killed_owner_with_quarantined_buffers_waits_for_reset,
 	       30)
 {
 	struct retire_stats m;
-	struct pollfd pfd;
-	int p[2], status, i, left = 0;
+	int status, i, left = 0;
 	char ok = 0;
-	long refcnt;
 	pid_t pid;
 
 	ASSERT_EQ(0, rt_set_latency(self->r, RETIRE_SIM_F_HANG, 0));
-	ASSERT_EQ(0, pipe(p));
-	pid = fork();
+	pid = rt_spawn_owner(quarantined_child, 0, &ok);
 	ASSERT_LE(0, pid);
-	if (pid == 0) {
-		close(p[0]);
-		quarantined_child(p[1]);
-	}
-	close(p[1]);
-	pfd.fd = p[0];
-	pfd.events = POLLIN;
-	if (poll(&pfd, 1, 10000) == 1 && read(p[0], &ok, 1) != 1)
-		ok = 0;
-	close(p[0]);
 	EXPECT_EQ('K', ok) {
 		TH_LOG("the child saw no quarantine");
 	}
@@ -1305,16 +1248,7 @@ TEST_F_TIMEOUT(qowner, killed_owner_with_quarantined_buffers_waits_for_reset,
 	/* with our own context gone, nothing holds the module */
 	retire_close_device(self->r);
 	self->r = NULL;
-	refcnt = rt_read_long(REFCNT_PATH);
-	if (refcnt < 0) {
-		TH_LOG("no %s: cannot check the module is free", REFCNT_PATH);
-		return;
-	}
-	for (i = 0; i < 250 && refcnt != 0; i++) {
-		rt_msleep(20);
-		refcnt = rt_read_long(REFCNT_PATH);
-	}
-	EXPECT_EQ(0, refcnt);
+	EXPECT_MODULE_UNUSED();
 }
 
 /* ---- the publication predicate ----------------------------------------------- */

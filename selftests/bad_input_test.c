@@ -34,12 +34,9 @@ FIXTURE(bad) {
 
 FIXTURE_SETUP(bad)
 {
-	int ret, i;
+	int i;
 
-	ret = retire_open_device(&self->r, NULL, 0);
-	if (ret == -ENOENT)
-		SKIP(return, RT_SKIP_MSG);
-	ASSERT_EQ(0, ret);
+	RT_OPEN_OR_SKIP(self->r);
 	self->fd = retire_get_fd(self->r);
 	rt_sim_neutral(self->r);
 	/* requests stay in flight until a reset, unless a test says not */

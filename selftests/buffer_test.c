@@ -26,12 +26,7 @@ FIXTURE(buffer) {
 
 FIXTURE_SETUP(buffer)
 {
-	int ret;
-
-	ret = retire_open_device(&self->r, NULL, 0);
-	if (ret == -ENOENT)
-		SKIP(return, RT_SKIP_MSG);
-	ASSERT_EQ(0, ret);
+	RT_OPEN_OR_SKIP(self->r);
 	self->fd = retire_get_fd(self->r);
 	rt_sim_neutral(self->r);
 	ASSERT_EQ(0, rt_set_latency(self->r, 0, 20 * RT_MS));

@@ -142,7 +142,6 @@ static inline int cb_own_refs(void)
 static inline int cb_check(const char *who, const struct cb_base *b,
 			   unsigned int timeout_ms)
 {
-	__u64 end = rt_now_ns() + (__u64)timeout_ms * RT_MS;
 	struct retire_stats m;
 	struct retire *r;
 	int ret;
@@ -157,18 +156,13 @@ static inline int cb_check(const char *who, const struct cb_base *b,
 		       strerror(-ret));
 		return -1;
 	}
-	for (;;) {
-		ret = rt_mstats(r, &m);
-		if (ret) {
-			printf("%s: balance: module stats: %s\n", who,
-			       strerror(-ret));
-			retire_close_device(r);
-			return -1;
-		}
-		if ((cb_module_drained(&m, 1) && cb_process_back(b)) ||
-		    rt_now_ns() >= end)
-			break;
-		rt_msleep(50);
+	RT_POLL_UNTIL((ret = rt_mstats(r, &m)) ||
+		      (cb_module_drained(&m, 1) && cb_process_back(b)),
+		      timeout_ms, 50);
+	if (ret) {
+		printf("%s: balance: module stats: %s\n", who, strerror(-ret));
+		retire_close_device(r);
+		return -1;
 	}
 	ret = cb_report(who, &m, 1, b);
 	retire_close_device(r);

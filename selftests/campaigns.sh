@@ -14,28 +14,27 @@
 #
 # Exit: 0 all passed, 1 one failed, 4 skipped (no /dev/retire).
 cd "$(dirname "$0")" || exit 1
-echo "TAP version 13"
+. ./ksft_lib.sh
+ktap_print_header
 if [ ! -c /dev/retire ]; then
-	echo "1..0 # SKIP /dev/retire is absent"
-	exit 4
+	ktap_skip_all "/dev/retire is absent"
+	exit "$KSFT_SKIP"
 fi
-echo "1..4"
+ktap_set_plan 4
 
-rc=0 n=0
 # campaign NAME COMMAND...: run it, show its last lines, one TAP line
 campaign() {
 	name=$1
 	shift
-	n=$((n + 1))
-	echo "# campaigns: $*"
+	ktap_print_msg "campaigns: $*"
 	out=$("$@" 2>&1)
 	st=$?
 	echo "$out" | tail -n 40 | sed 's/^/# /'
 	if [ "$st" = 0 ]; then
-		echo "ok $n campaigns: $name"
+		ktap_test_pass "campaigns: $name"
 	else
-		echo "not ok $n campaigns: $name # exit=$st"
-		rc=1
+		ktap_print_msg "campaigns: $name exited $st"
+		ktap_test_fail "campaigns: $name"
 	fi
 }
 
@@ -45,4 +44,4 @@ campaign killstorm_100_kills_balance_holds ./killstorm -s 1 -k 100
 campaign stress_20s_balance_holds ./fuzz --stress -s 1 -t 20
 campaign fuzz_20s_as_nobody_balances_without_root \
 	./fuzz -s 1 -t 20 -n 4 --as-nobody
-exit $rc
+ktap_finished

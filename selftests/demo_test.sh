@@ -27,7 +27,7 @@ import sys
 
 sys.dont_write_bytecode = True
 sys.path.insert(0, sys.argv.pop(1))
-from tap_checks import check, finish  # noqa: E402
+from ksft_checks import check, finish  # noqa: E402
 
 path, text_path = sys.argv[1], sys.argv[2]
 rc_json, rc_text, rc_usage = (int(x) for x in sys.argv[3:6])

@@ -64,18 +64,6 @@ static int edu_present(void)
 	return found;
 }
 
-static int write_file(const char *path, const char *s)
-{
-	int fd = open(path, O_WRONLY);
-	ssize_t n;
-
-	if (fd < 0)
-		return -errno;
-	n = write(fd, s, strlen(s));
-	close(fd);
-	return n == (ssize_t)strlen(s) ? 0 : -EIO;
-}
-
 /* the first edu engine listed, into *@out; 0 or -ENOENT */
 static int edu_engine(struct retire *r, struct retire_engine_info *out)
 {
@@ -95,12 +83,7 @@ static int edu_engine(struct retire *r, struct retire_engine_info *out)
 static int edu_wait_engine(struct retire *r, struct retire_engine_info *out,
 			   unsigned int ms)
 {
-	while (edu_engine(r, out)) {
-		if (!ms--)
-			return -ETIMEDOUT;
-		rt_msleep(1);
-	}
-	return 0;
+	return RT_POLL_UNTIL(!edu_engine(r, out), ms, 1) ? 0 : -ETIMEDOUT;
 }
 
 /* the transfers a request of [off, off + len) makes: per chunk within a
@@ -124,13 +107,9 @@ FIXTURE(edu) {
 FIXTURE_SETUP(edu)
 {
 	struct retire_info info;
-	int ret;
 
 	memset(&self->log, 0, sizeof(self->log));
-	ret = retire_open_device(&self->r, NULL, 0);
-	if (ret == -ENOENT)
-		SKIP(return, RT_SKIP_MSG);
-	ASSERT_EQ(0, ret);
+	RT_OPEN_OR_SKIP(self->r);
 	if (!edu_present())
 		SKIP(return, "no edu PCI device (vm-run.sh -e gives one)");
 	/* a test before may have removed it and rescanned */
@@ -142,7 +121,7 @@ FIXTURE_SETUP(edu)
 
 FIXTURE_TEARDOWN(edu)
 {
-	write_file(EDU_PARAM, "0");
+	rt_write_file(EDU_PARAM, "0");
 	rt_log_free(&self->log);
 	retire_close_device(self->r);
 }
@@ -353,7 +332,7 @@ static int edu_remove(struct retire *r, const struct retire_engine_info *e)
 
 	snprintf(path, sizeof(path), "/sys/bus/pci/devices/%s/remove",
 		 e->device);
-	ret = write_file(path, "1");
+	ret = rt_write_file(path, "1");
 	if (ret)
 		return ret;
 	if (!edu_engine(r, &now) && now.id == e->id)
@@ -396,7 +375,7 @@ TEST_F(edu, removal_with_work_in_flight_resets_and_a_rescan_is_a_new_engine)
 				     RETIRE_DEV_WRITE, 9, 0, &hx));
 	EXPECT_EQ(-ENOENT, retire_set_engine(self->r, self->e.id));
 
-	ASSERT_EQ(0, write_file("/sys/bus/pci/rescan", "1"));
+	ASSERT_EQ(0, rt_write_file("/sys/bus/pci/rescan", "1"));
 	ASSERT_EQ(0, edu_wait_engine(self->r, &again, 3000));
 	EXPECT_LT(self->e.id, again.id);
 	EXPECT_STREQ(self->e.device, again.device);
@@ -422,7 +401,7 @@ TEST_F(edu, a_lost_interrupt_is_quarantined_until_the_device_goes)
 	l.watchdog_ns = 1000 * RT_MS;
 	ASSERT_EQ(0, retire_set_limits(self->r, &l));
 	ASSERT_EQ(0, rt_register(self->r, RT_PAGE, &buf, NULL));
-	ASSERT_EQ(0, write_file(EDU_PARAM, "1"));
+	ASSERT_EQ(0, rt_write_file(EDU_PARAM, "1"));
 	ASSERT_EQ(0, rt_submit(self->r, buf, 0, RT_PAGE, RETIRE_DEV_WRITE, 5,
 			       0, &h));
 	ASSERT_EQ(0, rt_wait(self->r, &self->log, h, RETIRE_REC_QUARANTINE,
@@ -430,7 +409,7 @@ TEST_F(edu, a_lost_interrupt_is_quarantined_until_the_device_goes)
 	EXPECT_EQ(RETIRE_OUTCOME_UNKNOWN, q.outcome);
 	EXPECT_EQ(0, rt_count(&self->log, h, RETIRE_REC_TERMINAL));
 	EXPECT_EQ(-EBUSY, retire_retire_request(self->r, h));
-	ASSERT_EQ(0, write_file(EDU_PARAM, "0"));
+	ASSERT_EQ(0, rt_write_file(EDU_PARAM, "0"));
 
 	ASSERT_EQ(0, edu_remove(self->r, &self->e));
 	ASSERT_EQ(0, rt_wait(self->r, &self->log, h, RETIRE_REC_TERMINAL, &c,
@@ -441,12 +420,12 @@ TEST_F(edu, a_lost_interrupt_is_quarantined_until_the_device_goes)
 	EXPECT_EQ(0, rt_wait(self->r, &self->log, h, RETIRE_REC_RETIRED, NULL,
 			     2000));
 
-	ASSERT_EQ(0, write_file("/sys/bus/pci/rescan", "1"));
+	ASSERT_EQ(0, rt_write_file("/sys/bus/pci/rescan", "1"));
 	ASSERT_EQ(0, edu_wait_engine(self->r, &again, 3000));
 }
 
 /* the child: binds to @id, puts three requests in the device's hands */
-static void owner_child(int wfd, __u32 id)
+static void owner_child(int wfd, long id)
 {
 	struct retire *r;
 	__u64 buf, h;
@@ -462,10 +441,7 @@ static void owner_child(int wfd, __u32 id)
 			goto out;
 	ok = 'K';
 out:
-	if (write(wfd, &ok, 1) != 1)
-		_exit(2);
-	for (;;)
-		pause();
+	rt_owner_report(wfd, ok);
 }
 
 /*
@@ -477,27 +453,15 @@ out:
 TEST_F(edu, a_killed_owner_with_transfers_in_flight_retires_everything)
 {
 	struct retire_stats base, m;
-	struct pollfd pfd;
 	struct retire_cqe c;
-	int p[2], status;
+	int status;
 	char ok = 0;
 	__u64 buf;
 	pid_t pid;
 
 	ASSERT_EQ(0, rt_settle_module(self->r, &base, 3000));
-	ASSERT_EQ(0, pipe(p));
-	pid = fork();
+	pid = rt_spawn_owner(owner_child, self->e.id, &ok);
 	ASSERT_LE(0, pid);
-	if (pid == 0) {
-		close(p[0]);
-		owner_child(p[1], self->e.id);
-	}
-	close(p[1]);
-	pfd.fd = p[0];
-	pfd.events = POLLIN;
-	if (poll(&pfd, 1, 10000) == 1 && read(p[0], &ok, 1) != 1)
-		ok = 0;
-	close(p[0]);
 	EXPECT_EQ('K', ok);
 	/* mid-transfer: the first request's first chunk is moving */
 	rt_msleep(150);

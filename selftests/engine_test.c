@@ -25,16 +25,9 @@ FIXTURE(eng) {
 
 FIXTURE_SETUP(eng)
 {
-	struct retire_info info;
-	int ret;
-
-	ret = retire_open_device(&self->r, NULL, 0);
-	if (ret == -ENOENT)
-		SKIP(return, RT_SKIP_MSG);
-	ASSERT_EQ(0, ret);
-	ASSERT_EQ(0, retire_get_info(self->r, &info));
-	if (!(info.features & RETIRE_FEAT_ENGINES))
-		SKIP(return, "the module lists no engines");
+	RT_OPEN_OR_SKIP(self->r);
+	RT_REQUIRE_FEATURES(self->r, RETIRE_FEAT_ENGINES,
+			    "the module lists no engines");
 	self->fd = retire_get_fd(self->r);
 	rt_sim_neutral(self->r);
 }

@@ -29,12 +29,8 @@ FIXTURE(en) {
 FIXTURE_SETUP(en)
 {
 	unsigned int i;
-	int ret;
 
-	ret = retire_open_device(&self->r, NULL, 0);
-	if (ret == -ENOENT)
-		SKIP(return, RT_SKIP_MSG);
-	ASSERT_EQ(0, ret);
+	RT_OPEN_OR_SKIP(self->r);
 	rt_sim_neutral(self->r);
 	for (i = 0; i < NBUF; i++)
 		ASSERT_EQ(0, rt_register(self->r, RT_PAGE, &self->buf[i], NULL));

@@ -13,47 +13,33 @@
 
 set -u
 
-here=$(cd "$(dirname "$0")" && pwd)
-top=$(dirname "$here")
+. "$(dirname "$0")/ksft_lib.sh"
+
 dir=$top/userspace/examples
 EXAMPLES="lifecycle borrow monitor"	# 3 of them, and the README: the plan
-
-n=0
-pass=0
-fail=0
-skip=0
 out=$(mktemp)
 trap 'rm -f "$out"' EXIT
 
-echo "TAP version 13"
-echo "1..4"
+ktap_print_header
+ktap_set_plan 4
 for e in $EXAMPLES; do
-	n=$((n + 1))
 	if [ ! -x "$dir/$e" ]; then
-		skip=$((skip + 1))
-		echo "ok $n examples: $e # SKIP not built (make -C userspace)"
+		ktap_test_skip "examples: $e (not built: make -C userspace)"
 		continue
 	fi
 	timeout 60 "$dir/$e" >"$out" 2>&1
 	rc=$?
 	sed 's/^/# /' "$out"
 	case $rc in
-	0)
-		pass=$((pass + 1))
-		echo "ok $n examples: $e"
-		;;
-	4)
-		skip=$((skip + 1))
-		echo "ok $n examples: $e # SKIP"
-		;;
+	0) ktap_test_pass "examples: $e" ;;
+	4) ktap_test_skip "examples: $e" ;;
 	*)
-		fail=$((fail + 1))
-		echo "not ok $n examples: $e # exit $rc"
+		ktap_print_msg "$e exited $rc"
+		ktap_test_fail "examples: $e"
 		;;
 	esac
 done
 # every non-blank line of the README's ```c block, in lifecycle.c in order
-n=$((n + 1))
 if awk -v src="$dir/lifecycle.c" '
 	BEGIN { while ((getline l < src) > 0) s[++m] = l; i = 1 }
 	/^```c$/ { on = 1; next }
@@ -69,14 +55,13 @@ if awk -v src="$dir/lifecycle.c" '
 		i++
 	}
 	END { exit bad }' "$top/README.md"; then
-	pass=$((pass + 1))
-	echo "ok $n examples: readme_excerpt_is_lifecycle_c"
+	ktap_test_pass "examples: readme_excerpt_is_lifecycle_c"
 else
-	fail=$((fail + 1))
-	echo "not ok $n examples: readme_excerpt_is_lifecycle_c"
+	ktap_test_fail "examples: readme_excerpt_is_lifecycle_c"
 fi
 
-echo "# Totals: pass:$pass fail:$fail xfail:0 xpass:0 skip:$skip error:0"
-[ "$fail" -gt 0 ] && exit 1
-[ "$pass" -eq 0 ] && exit 4
-exit 0
+if [ "$KTAP_CNT_FAIL" -eq 0 ] && [ "$KTAP_CNT_PASS" -eq 0 ]; then
+	ktap_print_totals
+	exit "$KSFT_SKIP"
+fi
+ktap_finished

@@ -21,26 +21,13 @@
 #define FN_MAX_NTH	200	/* a call with more allocations is a bug */
 #define FN_DBG		"/sys/kernel/debug"
 
-/* write a string to a file; 0 or -errno */
-static int fn_write(const char *path, const char *s)
-{
-	int fd = open(path, O_WRONLY), ret = 0;
-
-	if (fd < 0)
-		return -errno;
-	if (write(fd, s, strlen(s)) < 0)
-		ret = -errno;
-	close(fd);
-	return ret;
-}
-
 /* fail the @n-th fault point of this thread's next calls */
 static int fn_arm(unsigned int n)
 {
 	char b[16];
 
 	snprintf(b, sizeof(b), "%u", n);
-	return fn_write("/proc/thread-self/fail-nth", b);
+	return rt_write_file("/proc/thread-self/fail-nth", b);
 }
 
 /* 1 if the armed fault was injected, 0 if not; disarms */
@@ -48,7 +35,7 @@ static int fn_injected(void)
 {
 	long v = rt_read_long("/proc/thread-self/fail-nth");
 
-	fn_write("/proc/thread-self/fail-nth", "0");
+	rt_write_file("/proc/thread-self/fail-nth", "0");
 	return v == 0;
 }
 
@@ -66,7 +53,7 @@ static int fn_setup_debugfs(void)
 	unsigned int i;
 
 	for (i = 0; i < sizeof(set) / sizeof(set[0]); i++)
-		if (fn_write(set[i][0], set[i][1]))
+		if (rt_write_file(set[i][0], set[i][1]))
 			return -ENOENT;
 	return 0;
 }
@@ -366,14 +353,9 @@ FIXTURE(fn) {
 
 FIXTURE_SETUP(fn)
 {
-	int ret;
-
 	if (access("/proc/thread-self/fail-nth", W_OK) || fn_setup_debugfs())
 		SKIP(return, "no fail-nth, failslab or fail_page_alloc here");
-	ret = retire_open_device(&self->r, NULL, 0);
-	if (ret == -ENOENT)
-		SKIP(return, RT_SKIP_MSG);
-	ASSERT_EQ(0, ret);
+	RT_OPEN_OR_SKIP(self->r);
 	rt_sim_neutral(self->r);
 	/* slow enough that "in flight" stays so during the call */
 	ASSERT_EQ(0, rt_set_latency(self->r, 0, 20 * RT_MS));

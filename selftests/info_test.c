@@ -11,16 +11,11 @@
 #include <unistd.h>
 
 #include "kselftest_harness.h"
-#include "libretire.h"
+#include "retire_test.h"
 
 /* GET_INFO with the caller's structure of @size bytes */
 #define RETIRE_IOC_GET_INFO_SZ(size) \
 	_IOC(_IOC_READ | _IOC_WRITE, RETIRE_IOC_MAGIC, 0x00, (size))
-
-static int raw_ioctl(int fd, unsigned long cmd, void *arg)
-{
-	return ioctl(fd, cmd, arg) < 0 ? -errno : 0;
-}
 
 FIXTURE(info) {
 	struct retire *r;
@@ -29,11 +24,7 @@ FIXTURE(info) {
 
 FIXTURE_SETUP(info)
 {
-	int ret = retire_open_device(&self->r, NULL, 0);
-
-	if (ret == -ENOENT)
-		SKIP(return, "/dev/retire is absent: is retire.ko loaded?");
-	ASSERT_EQ(0, ret);
+	RT_OPEN_OR_SKIP(self->r);
 	self->fd = retire_get_fd(self->r);
 	ASSERT_LE(0, self->fd);
 }
@@ -93,11 +84,11 @@ TEST_F(info, get_info_rejects_nonzero_flags_and_writes_nothing)
 	memset(&info, 0, sizeof(info));
 	info.flags = 1;
 	before = info;
-	EXPECT_EQ(-EINVAL, raw_ioctl(self->fd, RETIRE_IOC_GET_INFO, &info));
+	EXPECT_EQ(-EINVAL, rt_ioctl(self->fd, RETIRE_IOC_GET_INFO, &info));
 	EXPECT_EQ(0, memcmp(&before, &info, sizeof(info)));
 
 	info.flags = 1U << 31;
-	EXPECT_EQ(-EINVAL, raw_ioctl(self->fd, RETIRE_IOC_GET_INFO, &info));
+	EXPECT_EQ(-EINVAL, rt_ioctl(self->fd, RETIRE_IOC_GET_INFO, &info));
 }
 
 TEST_F(info, get_info_rejects_each_nonzero_reserved_word)
@@ -109,8 +100,8 @@ TEST_F(info, get_info_rejects_each_nonzero_reserved_word)
 		memset(&info, 0, sizeof(info));
 		info.reserved[i] = 1ULL << (i * 13);
 		before = info;
-		EXPECT_EQ(-EINVAL, raw_ioctl(self->fd, RETIRE_IOC_GET_INFO,
-					     &info)) {
+		EXPECT_EQ(-EINVAL, rt_ioctl(self->fd, RETIRE_IOC_GET_INFO,
+					    &info)) {
 			TH_LOG("reserved[%u] was accepted", i);
 		}
 		EXPECT_EQ(0, memcmp(&before, &info, sizeof(info)));
@@ -126,7 +117,7 @@ TEST_F(info, get_info_ignores_output_fields_on_input)
 	info.abi_version = 0xdead;
 	info.features = ~0ULL;
 	memset(&info.caps, 0xff, sizeof(info.caps));
-	ASSERT_EQ(0, raw_ioctl(self->fd, RETIRE_IOC_GET_INFO, &info));
+	ASSERT_EQ(0, rt_ioctl(self->fd, RETIRE_IOC_GET_INFO, &info));
 	EXPECT_EQ(RETIRE_ABI_VERSION, info.abi_version);
 	EXPECT_EQ(0, info.features & ~RETIRE_FEAT_ALL);
 }
@@ -135,10 +126,10 @@ TEST_F(info, get_info_rejects_struct_shorter_than_version_1)
 {
 	char buf[sizeof(struct retire_info)] = { 0 };
 
-	EXPECT_EQ(-EINVAL, raw_ioctl(self->fd,
-				     RETIRE_IOC_GET_INFO_SZ(sizeof(buf) - 8),
-				     buf));
-	EXPECT_EQ(-EINVAL, raw_ioctl(self->fd, RETIRE_IOC_GET_INFO_SZ(0), buf));
+	EXPECT_EQ(-EINVAL, rt_ioctl(self->fd,
+				    RETIRE_IOC_GET_INFO_SZ(sizeof(buf) - 8),
+				    buf));
+	EXPECT_EQ(-EINVAL, rt_ioctl(self->fd, RETIRE_IOC_GET_INFO_SZ(0), buf));
 }
 
 TEST_F(info, get_info_accepts_longer_struct_with_zero_tail)
@@ -149,8 +140,8 @@ TEST_F(info, get_info_accepts_longer_struct_with_zero_tail)
 	} big;
 
 	memset(&big, 0, sizeof(big));
-	ASSERT_EQ(0, raw_ioctl(self->fd, RETIRE_IOC_GET_INFO_SZ(sizeof(big)),
-			       &big));
+	ASSERT_EQ(0, rt_ioctl(self->fd, RETIRE_IOC_GET_INFO_SZ(sizeof(big)),
+			      &big));
 	EXPECT_EQ(RETIRE_ABI_VERSION, big.info.abi_version);
 	/* the kernel writes back only what it knows */
 	EXPECT_EQ(0, big.future[0] | big.future[1] | big.future[2] |
@@ -166,8 +157,8 @@ TEST_F(info, get_info_rejects_longer_struct_with_nonzero_tail)
 
 	memset(&big, 0, sizeof(big));
 	big.future[3] = 1;
-	EXPECT_EQ(-E2BIG, raw_ioctl(self->fd,
-				    RETIRE_IOC_GET_INFO_SZ(sizeof(big)), &big));
+	EXPECT_EQ(-E2BIG, rt_ioctl(self->fd,
+				   RETIRE_IOC_GET_INFO_SZ(sizeof(big)), &big));
 	EXPECT_EQ(0, big.info.abi_version);
 }
 
@@ -177,8 +168,8 @@ TEST_F(info, get_info_bad_pointer_returns_efault)
 			  -1, 0);
 
 	ASSERT_NE(MAP_FAILED, page);
-	EXPECT_EQ(-EFAULT, raw_ioctl(self->fd, RETIRE_IOC_GET_INFO, NULL));
-	EXPECT_EQ(-EFAULT, raw_ioctl(self->fd, RETIRE_IOC_GET_INFO, page));
+	EXPECT_EQ(-EFAULT, rt_ioctl(self->fd, RETIRE_IOC_GET_INFO, NULL));
+	EXPECT_EQ(-EFAULT, rt_ioctl(self->fd, RETIRE_IOC_GET_INFO, page));
 	munmap(page, 4096);
 }
 
@@ -188,18 +179,18 @@ TEST_F(info, unknown_commands_return_enotty)
 
 	memset(&info, 0, sizeof(info));
 	/* an unused number of ours */
-	EXPECT_EQ(-ENOTTY, raw_ioctl(self->fd,
-				     _IOWR(RETIRE_IOC_MAGIC, 0x7f,
-					   struct retire_info), &info));
-	/* GET_INFO's number with the wrong direction */
-	EXPECT_EQ(-ENOTTY, raw_ioctl(self->fd,
-				     _IOR(RETIRE_IOC_MAGIC, 0x00,
+	EXPECT_EQ(-ENOTTY, rt_ioctl(self->fd,
+				    _IOWR(RETIRE_IOC_MAGIC, 0x7f,
 					  struct retire_info), &info));
+	/* GET_INFO's number with the wrong direction */
+	EXPECT_EQ(-ENOTTY, rt_ioctl(self->fd,
+				    _IOR(RETIRE_IOC_MAGIC, 0x00,
+					 struct retire_info), &info));
 	/* another driver's letter */
-	EXPECT_EQ(-ENOTTY, raw_ioctl(self->fd,
-				     _IOWR('u', 0x00, struct retire_info),
-				     &info));
-	EXPECT_EQ(-ENOTTY, raw_ioctl(self->fd, 0, &info));
+	EXPECT_EQ(-ENOTTY, rt_ioctl(self->fd,
+				    _IOWR('u', 0x00, struct retire_info),
+				    &info));
+	EXPECT_EQ(-ENOTTY, rt_ioctl(self->fd, 0, &info));
 }
 
 TEST_F(info, device_is_not_seekable)
@@ -226,12 +217,8 @@ TEST(netlink_info_matches_ioctl)
 	struct retire_info info, nlinfo;
 	struct retire_nl *nl;
 	struct retire *r;
-	int ret;
 
-	ret = retire_open_device(&r, NULL, 0);
-	if (ret == -ENOENT)
-		SKIP(return, "/dev/retire is absent: is retire.ko loaded?");
-	ASSERT_EQ(0, ret);
+	RT_OPEN_OR_SKIP(r);
 	ASSERT_EQ(0, retire_get_info(r, &info));
 	retire_close_device(r);
 

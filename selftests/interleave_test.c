@@ -1016,17 +1016,11 @@ static void op_epoch(struct world *w)
 /* wait (bounded) for the gauge quarantined_now of context @i to be @want */
 static void expect_quarantined_now(struct world *w, int i, __u64 want)
 {
-	__u64 end = rt_now_ns() + 2000 * RT_MS;
 	struct retire_stats st;
 	int ret;
 
-	for (;;) {
-		ret = rt_stats(w->ctx[i].r, &st);
-		CHECK(w, ret == 0, "stats returned %d", ret);
-		if (ret || st.quarantined_now == want || rt_now_ns() > end)
-			break;
-		rt_msleep(20);
-	}
+	ret = rt_wait_quarantined_now(w->ctx[i].r, want, &st, 2000);
+	CHECK(w, ret == 0 || ret == -ETIMEDOUT, "stats returned %d", ret);
 	CHECK(w, st.quarantined_now == want, "quarantined_now %llu, want %llu",
 	      (unsigned long long)st.quarantined_now,
 	      (unsigned long long)want);
@@ -1338,12 +1332,8 @@ SEED(seed_21, 21); SEED(seed_22, 22); SEED(seed_23, 23); SEED(seed_24, 24);
 FIXTURE_SETUP(interleave)
 {
 	struct retire *r;
-	int ret;
 
-	ret = retire_open_device(&r, NULL, 0);
-	if (ret == -ENOENT)
-		SKIP(return, RT_SKIP_MSG);
-	ASSERT_EQ(0, ret);
+	RT_OPEN_OR_SKIP(r);
 	rt_sim_neutral(r);
 	self->w = calloc(1, sizeof(*self->w));
 	ASSERT_NE(NULL, self->w);
@@ -1379,8 +1369,7 @@ TEST_F_TIMEOUT(interleave, random_steps_retire_everything_exactly_once, 300)
 	long long pins0 = 0, pins = 0;
 	bool have_pins = rt_have_foll_pins();
 	long lck0, lck = 0;
-	__u64 end;
-	int i;
+	int i, ret;
 
 	ASSERT_EQ(0, rt_settle_module(w->obs, &base, 3000));
 	lck0 = rt_vmpin_kb();
@@ -1406,13 +1395,8 @@ TEST_F_TIMEOUT(interleave, random_steps_retire_everything_exactly_once, 300)
 
 	/* the reaper finishes every closed context; all comes back */
 	w->op = "module gauges";
-	end = rt_now_ns() + 10000 * RT_MS;
-	for (;;) {
-		ASSERT_EQ(0, rt_mstats(w->obs, &m));
-		if (rt_gauges_equal(&base, &m) || rt_now_ns() > end)
-			break;
-		rt_msleep(20);
-	}
+	ret = rt_wait_module_gauges(w->obs, &base, &m, 10000);
+	ASSERT_TRUE(ret == 0 || ret == -ETIMEDOUT);
 #define BACK(f) CHECK(w, m.f == base.f, "module " #f " %llu, was %llu", \
 		      (unsigned long long)m.f, (unsigned long long)base.f)
 	BACK(physical_outstanding);
@@ -1431,16 +1415,9 @@ TEST_F_TIMEOUT(interleave, random_steps_retire_everything_exactly_once, 300)
 	      (unsigned long long)(m.retired - base.retired));
 
 	w->op = "pins";
-	end = rt_now_ns() + 3000 * RT_MS;
-	for (;;) {
-		lck = rt_vmpin_kb();
-		if (have_pins)
-			pins = rt_foll_pins();
-		if ((lck == lck0 && (!have_pins || pins == pins0)) ||
-		    rt_now_ns() > end)
-			break;
-		rt_msleep(20);
-	}
+	RT_POLL_UNTIL((lck = rt_vmpin_kb(),
+		       pins = have_pins ? rt_foll_pins() : 0,
+		       lck == lck0 && pins == pins0), 3000, 20);
 	CHECK(w, lck == lck0, "VmPin %ld kB, was %ld kB", lck, lck0);
 	if (have_pins)
 		CHECK(w, pins == pins0, "FOLL_PIN pages %lld, were %lld", pins,

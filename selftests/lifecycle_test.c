@@ -22,7 +22,6 @@
 #include "retire_test.h"
 
 #define LEN		(4 * RT_PAGE)
-#define REFCNT_PATH	"/sys/module/retire/refcnt"
 
 /* every record flag that only a completed terminal record may carry */
 #define NOT_MEASURED(c)	\
@@ -41,12 +40,8 @@ FIXTURE(lifecycle) {
 FIXTURE_SETUP(lifecycle)
 {
 	void *map;
-	int ret;
 
-	ret = retire_open_device(&self->r, NULL, 0);
-	if (ret == -ENOENT)
-		SKIP(return, RT_SKIP_MSG);
-	ASSERT_EQ(0, ret);
+	RT_OPEN_OR_SKIP(self->r);
 	rt_sim_neutral(self->r);
 	ASSERT_EQ(0, rt_set_latency(self->r, 0, 20 * RT_MS));
 	ASSERT_EQ(0, retire_alloc_buffer(self->r, LEN, &self->buf, &map));
@@ -61,16 +56,6 @@ FIXTURE_TEARDOWN(lifecycle)
 		munmap(self->map, LEN);
 	rt_log_free(&self->log);
 	retire_close_device(self->r);
-}
-
-TEST_F(lifecycle, features_advertise_requests_sim_and_admission)
-{
-	struct retire_info info;
-
-	ASSERT_EQ(0, retire_get_info(self->r, &info));
-	EXPECT_TRUE(info.features & RETIRE_FEAT_REQUESTS);
-	EXPECT_TRUE(info.features & RETIRE_FEAT_SIM);
-	EXPECT_TRUE(info.features & RETIRE_FEAT_ADMISSION);
 }
 
 TEST_F(lifecycle, exit1_success_before_deadline_retires_at_once)
@@ -569,6 +554,7 @@ TEST_F(lifecycle, finish_ns_keeps_the_body_owned_after_its_last_byte)
 	struct retire_stats st;
 	struct retire_cqe term;
 	__u64 h, t0;
+	int ret;
 
 	ASSERT_EQ(0, set_finish(self->r, 0, 500 * RT_MS));
 	memset(&got, 0, sizeof(got));
@@ -579,13 +565,10 @@ TEST_F(lifecycle, finish_ns_keeps_the_body_owned_after_its_last_byte)
 	ASSERT_EQ(0, rt_submit(self->r, self->buf, 0, LEN, RETIRE_DEV_READ,
 			       0x77, 0, &h));
 	/* the last byte moves at once (no latency, no bandwidth limit) */
-	for (;;) {
-		ASSERT_EQ(0, rt_stats(self->r, &st));
-		if (st.engine_bytes == LEN)
-			break;
-		ASSERT_LT(rt_now_ns() - t0, 400 * RT_MS);
-		rt_msleep(5);
-	}
+	RT_POLL_UNTIL((ret = rt_stats(self->r, &st)) ||
+		      st.engine_bytes == LEN, 400, 5);
+	ASSERT_EQ(0, ret);
+	ASSERT_EQ(LEN, st.engine_bytes);
 	ASSERT_LT(rt_now_ns() - t0, 400 * RT_MS);
 	EXPECT_EQ(1, st.device_outstanding);
 	EXPECT_EQ(1, st.physical_outstanding);
@@ -615,17 +598,18 @@ TEST_F(lifecycle, cancel_in_the_finish_window_stops_the_job)
 	struct retire_stats st;
 	struct retire_cqe term;
 	__u64 h, t0;
+	int ret;
 
 	ASSERT_EQ(0, set_finish(self->r, RETIRE_SIM_F_CANCEL_RUNNING,
 				2000 * RT_MS));
 	t0 = rt_now_ns();
 	ASSERT_EQ(0, rt_submit(self->r, self->buf, 0, LEN, RETIRE_DEV_READ,
 			       0x78, 0, &h));
-	do {
-		ASSERT_EQ(0, rt_stats(self->r, &st));
-		ASSERT_LT(rt_now_ns() - t0, 1500 * RT_MS);
-		rt_msleep(5);
-	} while (st.engine_bytes != LEN);
+	RT_POLL_UNTIL((ret = rt_stats(self->r, &st)) ||
+		      st.engine_bytes == LEN, 1500, 5);
+	ASSERT_EQ(0, ret);
+	ASSERT_EQ(LEN, st.engine_bytes);
+	ASSERT_LT(rt_now_ns() - t0, 1500 * RT_MS);
 	/*
 	 * The bytes are counted as the last transfer starts; once it has
 	 * ended the job waits on its finish timer, where a cancel stops it
@@ -894,12 +878,7 @@ RELEASE_ORDER(order_cba, 2, 1, 0);
 
 FIXTURE_SETUP(release)
 {
-	int ret;
-
-	ret = retire_open_device(&self->r, NULL, 0);
-	if (ret == -ENOENT)
-		SKIP(return, RT_SKIP_MSG);
-	ASSERT_EQ(0, ret);
+	RT_OPEN_OR_SKIP(self->r);
 	rt_sim_neutral(self->r);
 	ASSERT_EQ(0, rt_set_latency(self->r, 0, 10 * RT_MS));
 	ASSERT_EQ(0, retire_alloc_buffer(self->r, RT_PAGE, &self->buf, NULL));
@@ -974,12 +953,7 @@ FIXTURE(owner) {
 
 FIXTURE_SETUP(owner)
 {
-	int ret;
-
-	ret = retire_open_device(&self->r, NULL, 0);
-	if (ret == -ENOENT)
-		SKIP(return, RT_SKIP_MSG);
-	ASSERT_EQ(0, ret);
+	RT_OPEN_OR_SKIP(self->r);
 	rt_sim_neutral(self->r);
 	ASSERT_EQ(0, rt_set_latency(self->r, 0, 20 * RT_MS));
 	ASSERT_EQ(0, rt_settle_module(self->r, &self->base, 3000));
@@ -987,13 +961,7 @@ FIXTURE_SETUP(owner)
 
 FIXTURE_TEARDOWN(owner)
 {
-	struct retire *r = self->r;
-
-	/* the test may have closed the observer to let the module go */
-	if (!r && retire_open_device(&r, NULL, 0))
-		return;
-	rt_sim_neutral(r);
-	retire_close_device(r);
+	rt_close_neutral(self->r);
 }
 
 /* register a module buffer without mapping it: no mapping may keep the
@@ -1077,7 +1045,7 @@ TEST_F(owner, exit6_closed_fd_reused_number_is_a_new_context)
  * OWNER_TOKENS borrow tokens, then tells the parent and waits for SIGKILL.
  * It never returns.
  */
-static void __attribute__((noreturn)) owner_child(int wfd, bool tokens)
+static void owner_child(int wfd, long tokens)
 {
 	struct rt_log log = { 0 };
 	__u64 buf[OWNER_REQS], h[OWNER_REQS], t[OWNER_TOKENS];
@@ -1124,35 +1092,19 @@ static void __attribute__((noreturn)) owner_child(int wfd, bool tokens)
 		goto out;
 	ok = 'K';
 out:
-	if (write(wfd, &ok, 1) != 1)
-		_exit(2);
-	for (;;)
-		pause();
+	rt_owner_report(wfd, ok);
 }
 
 static void killed_owner(struct __test_metadata *_metadata,
 			 FIXTURE_DATA(owner) *self, bool tokens)
 {
 	struct retire_stats m;
-	struct pollfd pfd;
-	int p[2], status;
+	int status;
 	char ok = 0;
 	pid_t pid;
-	long refcnt;
 
-	ASSERT_EQ(0, pipe(p));
-	pid = fork();
+	pid = rt_spawn_owner(owner_child, tokens, &ok);
 	ASSERT_LE(0, pid);
-	if (pid == 0) {
-		close(p[0]);
-		owner_child(p[1], tokens);
-	}
-	close(p[1]);
-	pfd.fd = p[0];
-	pfd.events = POLLIN;
-	if (poll(&pfd, 1, 10000) == 1 && read(p[0], &ok, 1) != 1)
-		ok = 0;
-	close(p[0]);
 	EXPECT_EQ('K', ok) {
 		TH_LOG("the child could not set its work up");
 	}
@@ -1188,16 +1140,7 @@ static void killed_owner(struct __test_metadata *_metadata,
 	/* with our own context gone, nothing holds the module */
 	retire_close_device(self->r);
 	self->r = NULL;
-	refcnt = rt_read_long(REFCNT_PATH);
-	if (refcnt < 0) {
-		TH_LOG("no %s: cannot check the module is free", REFCNT_PATH);
-		return;
-	}
-	for (int i = 0; i < 250 && refcnt != 0; i++) {
-		rt_msleep(20);
-		refcnt = rt_read_long(REFCNT_PATH);
-	}
-	EXPECT_EQ(0, refcnt);
+	EXPECT_MODULE_UNUSED();
 }
 
 TEST_F_TIMEOUT(owner, exit7_killed_owner_reaper_retires_everything, 30)

@@ -466,15 +466,8 @@ static void nl_stats_cb(const struct nlmsghdr *nlh, void *arg)
 {
 	struct nl_stats_set *set = arg;
 
-	if (set->n == set->cap) {
-		unsigned int cap = set->cap ? set->cap * 2 : 64;
-		struct nl_stats *s = realloc(set->s, cap * sizeof(*s));
-
-		if (!s)
-			return;
-		set->s = s;
-		set->cap = cap;
-	}
+	if (RT_GROW(set->s, set->n, set->cap))
+		return;
 	nl_stats_parse(nlh, &set->s[set->n++]);
 }
 
@@ -594,15 +587,8 @@ static void evlog_free(struct evlog *l)
 
 static int evlog_add(struct evlog *l, const struct retire_event *ev)
 {
-	if (l->n == l->cap) {
-		unsigned int cap = l->cap ? l->cap * 2 : 64;
-		struct retire_event *e = realloc(l->e, cap * sizeof(*e));
-
-		if (!e)
-			return -ENOMEM;
-		l->e = e;
-		l->cap = cap;
-	}
+	if (RT_GROW(l->e, l->n, l->cap))
+		return -ENOMEM;
 	l->e[l->n++] = *ev;
 	return 0;
 }
@@ -756,13 +742,8 @@ FIXTURE(nl) {
 
 FIXTURE_SETUP(nl)
 {
-	int ret;
-
 	self->rn.fd = -1;
-	ret = retire_open_device(&self->r, NULL, 0);
-	if (ret == -ENOENT)
-		SKIP(return, RT_SKIP_MSG);
-	ASSERT_EQ(0, ret);
+	RT_OPEN_OR_SKIP(self->r);
 	rt_sim_neutral(self->r);
 	ASSERT_EQ(0, rt_set_latency(self->r, 0, 20 * RT_MS));
 	ASSERT_EQ(0, retire_open_netlink(&self->nl)) {
@@ -970,15 +951,8 @@ static int dump_cb(__u64 ctx_id, __u32 pid, const struct retire_stats *st,
 {
 	struct dump_set *d = arg;
 
-	if (d->n == d->cap) {
-		unsigned int cap = d->cap ? d->cap * 2 : 64;
-		struct dump_ent *e = realloc(d->e, cap * sizeof(*e));
-
-		if (!e)
-			return -ENOMEM;
-		d->e = e;
-		d->cap = cap;
-	}
+	if (RT_GROW(d->e, d->n, d->cap))
+		return -ENOMEM;
 	d->e[d->n].ctx_id = ctx_id;
 	d->e[d->n].pid = pid;
 	d->e[d->n].st = *st;

@@ -38,17 +38,11 @@ FIXTURE(obs) {
 
 FIXTURE_SETUP(obs)
 {
-	struct retire_info info;
 	void *map;
-	int ret;
 
-	ret = retire_open_device(&self->r, NULL, 0);
-	if (ret == -ENOENT)
-		SKIP(return, RT_SKIP_MSG);
-	ASSERT_EQ(0, ret);
-	ASSERT_EQ(0, retire_get_info(self->r, &info));
-	if (!(info.features & RETIRE_FEAT_HISTORY))
-		SKIP(return, "the module keeps no history");
+	RT_OPEN_OR_SKIP(self->r);
+	RT_REQUIRE_FEATURES(self->r, RETIRE_FEAT_HISTORY,
+			    "the module keeps no history");
 	self->fd = retire_get_fd(self->r);
 	rt_sim_neutral(self->r);
 	ASSERT_EQ(0, rt_set_latency(self->r, 0, 5 * RT_MS));
@@ -256,19 +250,6 @@ TEST_F(obs, another_contexts_history_is_its_users_to_read)
 	retire_close_device(other);
 }
 
-/* write @s to @path; 0 or -errno */
-static int obs_write(const char *path, const char *s)
-{
-	int fd = open(path, O_WRONLY | O_TRUNC);
-	ssize_t n;
-
-	if (fd < 0)
-		return -errno;
-	n = write(fd, s, strlen(s));
-	close(fd);
-	return n == (ssize_t)strlen(s) ? 0 : -EIO;
-}
-
 /* the whole of @path, NUL-terminated, malloc()ed; NULL on failure */
 static char *obs_slurp(const char *path)
 {
@@ -323,10 +304,10 @@ TEST_F(obs, the_tracepoints_report_the_same_life)
 	if (access(TRACEFS "/events/retire/enable", W_OK))
 		SKIP(return, "no tracefs with retire events (the kernel has no CONFIG_TRACING)");
 	ASSERT_EQ(0, obs_history(self->fd, 0, ev, 0, &a));
-	ASSERT_EQ(0, obs_write(TRACEFS "/trace", ""));
-	ASSERT_EQ(0, obs_write(TRACEFS "/events/retire/enable", "1"));
+	ASSERT_EQ(0, rt_write_file(TRACEFS "/trace", ""));
+	ASSERT_EQ(0, rt_write_file(TRACEFS "/events/retire/enable", "1"));
 	obs_life(_metadata, self, &h, &tok, &tok2);
-	ASSERT_EQ(0, obs_write(TRACEFS "/events/retire/enable", "0"));
+	ASSERT_EQ(0, rt_write_file(TRACEFS "/events/retire/enable", "0"));
 	trace = obs_slurp(TRACEFS "/trace");
 	ASSERT_NE(NULL, trace);
 
@@ -452,9 +433,7 @@ TEST_F(obs, debugfs_shows_the_context_its_requests_and_history)
 	retire_close_device(r2);
 	ASSERT_EQ(0, rt_set_latency(self->r, 0, 5 * RT_MS));
 	retire_reset_sim(self->r);
-	for (i = 0; i < 300 && !access(dir, F_OK); i++)
-		rt_msleep(10);
-	EXPECT_NE(0, access(dir, F_OK));
+	EXPECT_TRUE(RT_POLL_UNTIL(access(dir, F_OK) != 0, 3000, 10));
 }
 
 TEST_HARNESS_MAIN

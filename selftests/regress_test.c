@@ -33,12 +33,7 @@ FIXTURE(rg) {
 
 FIXTURE_SETUP(rg)
 {
-	int ret;
-
-	ret = retire_open_device(&self->r, NULL, 0);
-	if (ret == -ENOENT)
-		SKIP(return, RT_SKIP_MSG);
-	ASSERT_EQ(0, ret);
+	RT_OPEN_OR_SKIP(self->r);
 	rt_sim_neutral(self->r);
 	ASSERT_EQ(0, retire_get_info(self->r, &self->info));
 }
@@ -712,7 +707,8 @@ TEST_F(rg, reset_fails_unfinished_work_and_keeps_finished_work)
 	struct retire_sim_config cfg;
 	struct retire_stats s;
 	struct retire_cqe c;
-	__u64 a, b, t0;
+	__u64 a, b;
+	int ret = 0;
 
 	/* A finishes before the reset */
 	ASSERT_EQ(0, rt_set_latency(self->r, 0, 0));
@@ -729,13 +725,9 @@ TEST_F(rg, reset_fails_unfinished_work_and_keeps_finished_work)
 	ASSERT_EQ(0, retire_set_sim_config(self->r, &cfg));
 	ASSERT_EQ(0, rt_submit(self->r, rg_buf(_metadata, self->r, 1), 0, 4096,
 			       RETIRE_DEV_WRITE, 2, 0, &b));
-	t0 = rt_now_ns();
-	do {
-		ASSERT_EQ(0, rt_stats(self->r, &s));
-		if (s.engine_bytes >= 2 * 4096)
-			break;
-		rt_msleep(5);
-	} while (rt_now_ns() - t0 < 5000 * RT_MS);
+	RT_POLL_UNTIL((ret = rt_stats(self->r, &s)) ||
+		      s.engine_bytes >= 2 * 4096, 5000, 5);
+	ASSERT_EQ(0, ret);
 	ASSERT_EQ(2 * 4096, s.engine_bytes);
 
 	ASSERT_EQ(0, retire_reset_sim(self->r));

@@ -43,6 +43,33 @@
 #define RT_MS		1000000ULL
 #define RT_NOBODY	65534	/* nobody's uid and gid */
 #define RT_SKIP_MSG	"/dev/retire is absent: is retire.ko loaded?"
+#define RT_REFCNT_PATH	"/sys/module/retire/refcnt"
+
+/* ---- fixture prologue ---------------------------------------------------- */
+
+/*
+ * In a FIXTURE_SETUP: open /dev/retire into @r (a struct retire *). The
+ * test skips when the module is not loaded and fails on any other error.
+ */
+#define RT_OPEN_OR_SKIP(r) do {						\
+	int __rt_ret = retire_open_device(&(r), NULL, 0);		\
+									\
+	if (__rt_ret == -ENOENT)					\
+		SKIP(return, RT_SKIP_MSG);				\
+	ASSERT_EQ(0, __rt_ret);						\
+} while (0)
+
+/*
+ * In a FIXTURE_SETUP, after RT_OPEN_OR_SKIP(): skip with @why unless the
+ * module advertises every bit of @feat.
+ */
+#define RT_REQUIRE_FEATURES(r, feat, why) do {				\
+	struct retire_info __rt_info;					\
+									\
+	ASSERT_EQ(0, retire_get_info(r, &__rt_info));			\
+	if ((__rt_info.features & (feat)) != (feat))			\
+		SKIP(return, why);					\
+} while (0)
 
 /* ---- time --------------------------------------------------------------- */
 
@@ -75,6 +102,44 @@ static inline void rt_msleep(unsigned int ms)
 	while (nanosleep(&ts, &ts) && errno == EINTR)
 		;
 }
+
+/*
+ * Evaluate @cond every @step_ms until it is true or @ms have passed; the
+ * value is whether it became true. @cond is evaluated after the last
+ * sleep too, so that a condition met meanwhile counts.
+ */
+#define RT_POLL_UNTIL(cond, ms, step_ms) ({				\
+	__u64 __rt_end = rt_now_ns() + (__u64)(ms) * RT_MS;		\
+	bool __rt_ok;							\
+									\
+	while (!(__rt_ok = (cond)) && rt_now_ns() < __rt_end)		\
+		rt_msleep(step_ms);					\
+	__rt_ok;							\
+})
+
+/* ---- a growable array ---------------------------------------------------- */
+
+/*
+ * Make room for element @n of the array @a, of @cap elements (an unsigned
+ * int), doubling it from 64: the value is 0, or -ENOMEM with @a as it was.
+ * For arrays that grow one element at a time (@n is at most @cap).
+ */
+#define RT_GROW(a, n, cap) ({						\
+	int __rt_ret = 0;						\
+									\
+	if ((n) >= (cap)) {						\
+		unsigned int __rt_cap = (cap) ? (cap) * 2 : 64;		\
+		typeof(a) __rt_a = realloc((a), __rt_cap * sizeof(*(a)));	\
+									\
+		if (__rt_a) {						\
+			(a) = __rt_a;					\
+			(cap) = __rt_cap;				\
+		} else {						\
+			__rt_ret = -ENOMEM;				\
+		}							\
+	}								\
+	__rt_ret;							\
+})
 
 /* ---- raw ioctls --------------------------------------------------------- */
 
@@ -129,32 +194,42 @@ static inline void rt_sim_neutral(struct retire *r)
 	retire_reset_sim(r);
 }
 
-/* every knob of two sim engine configurations (not op or reserved) */
+/*
+ * Every knob of a sim engine configuration (not op or reserved): X(knob)
+ * for each, so that comparing them and expecting them equal name the same
+ * knobs.
+ */
+#define RT_SIM_KNOBS(X)							\
+	X(flags) X(latency_ns) X(tick_ns) X(bytes_per_tick) X(fail_every) \
+	X(fail_submit_every) X(seed) X(rate_bps) X(burst_bytes) X(finish_ns)
+
+/*
+ * A fixture's teardown: leave the engine neutral for the next test and
+ * close @r; when the test closed it already (to let the module go, @r is
+ * NULL), through a context of its own.
+ */
+static inline void rt_close_neutral(struct retire *r)
+{
+	if (!r && retire_open_device(&r, NULL, 0))
+		return;
+	rt_sim_neutral(r);
+	retire_close_device(r);
+}
+
 static inline bool rt_sim_config_eq(const struct retire_sim_config *a,
 				    const struct retire_sim_config *b)
 {
-	return a->flags == b->flags && a->latency_ns == b->latency_ns &&
-	       a->tick_ns == b->tick_ns &&
-	       a->bytes_per_tick == b->bytes_per_tick &&
-	       a->fail_every == b->fail_every &&
-	       a->fail_submit_every == b->fail_submit_every &&
-	       a->seed == b->seed && a->rate_bps == b->rate_bps &&
-	       a->burst_bytes == b->burst_bytes &&
-	       a->finish_ns == b->finish_ns;
+#define RT_KNOB_EQ(f) && a->f == b->f
+	return true RT_SIM_KNOBS(RT_KNOB_EQ);
+#undef RT_KNOB_EQ
 }
 
 /* the same, knob by knob, so that a failure names the knob */
+#define RT_EXPECT_FIELD_EQ(f) EXPECT_EQ(__rt_want.f, __rt_got.f);
 #define EXPECT_SIM_CONFIG_EQ(want, got) do {				\
-	EXPECT_EQ((want).flags, (got).flags);				\
-	EXPECT_EQ((want).latency_ns, (got).latency_ns);			\
-	EXPECT_EQ((want).tick_ns, (got).tick_ns);			\
-	EXPECT_EQ((want).bytes_per_tick, (got).bytes_per_tick);		\
-	EXPECT_EQ((want).fail_every, (got).fail_every);			\
-	EXPECT_EQ((want).fail_submit_every, (got).fail_submit_every);	\
-	EXPECT_EQ((want).seed, (got).seed);				\
-	EXPECT_EQ((want).rate_bps, (got).rate_bps);			\
-	EXPECT_EQ((want).burst_bytes, (got).burst_bytes);		\
-	EXPECT_EQ((want).finish_ns, (got).finish_ns);			\
+	const struct retire_sim_config __rt_want = (want), __rt_got = (got); \
+									\
+	RT_SIM_KNOBS(RT_EXPECT_FIELD_EQ)				\
 } while (0)
 
 /* ---- requests ----------------------------------------------------------- */
@@ -251,15 +326,8 @@ static inline void rt_log_free(struct rt_log *l)
 
 static inline int rt_log_add(struct rt_log *l, const struct retire_cqe *c)
 {
-	if (l->n == l->cap) {
-		unsigned int cap = l->cap ? l->cap * 2 : 64;
-		struct retire_cqe *nc = realloc(l->c, cap * sizeof(*nc));
-
-		if (!nc)
-			return -ENOMEM;
-		l->c = nc;
-		l->cap = cap;
-	}
+	if (RT_GROW(l->c, l->n, l->cap))
+		return -ENOMEM;
 	l->c[l->n++] = *c;
 	return 0;
 }
@@ -470,33 +538,25 @@ static inline const char *rt_stats_diff(const struct retire_stats *a,
 }
 
 /* the gauges that must come back when everything has retired */
+#define RT_GAUGES(X)							\
+	X(tokens_out) X(quarantined_now) X(pool_bytes)			\
+	X(logical_outstanding) X(physical_outstanding)			\
+	X(device_outstanding) X(owned_bytes) X(pinned_bytes) X(buffers)	\
+	X(contexts)
+
 static inline int rt_gauges_equal(const struct retire_stats *a,
 				  const struct retire_stats *b)
 {
-	return a->tokens_out == b->tokens_out &&
-	       a->quarantined_now == b->quarantined_now &&
-	       a->pool_bytes == b->pool_bytes &&
-	       a->logical_outstanding == b->logical_outstanding &&
-	       a->physical_outstanding == b->physical_outstanding &&
-	       a->device_outstanding == b->device_outstanding &&
-	       a->owned_bytes == b->owned_bytes &&
-	       a->pinned_bytes == b->pinned_bytes &&
-	       a->buffers == b->buffers &&
-	       a->contexts == b->contexts;
+#define RT_GAUGE_EQ(f) && a->f == b->f
+	return true RT_GAUGES(RT_GAUGE_EQ);
+#undef RT_GAUGE_EQ
 }
 
 /* rt_gauges_equal(), gauge by gauge, so that a failure names the gauge */
 #define EXPECT_GAUGES_EQ(want, now) do {				\
-	EXPECT_EQ((want).tokens_out, (now).tokens_out);			\
-	EXPECT_EQ((want).quarantined_now, (now).quarantined_now);	\
-	EXPECT_EQ((want).pool_bytes, (now).pool_bytes);			\
-	EXPECT_EQ((want).logical_outstanding, (now).logical_outstanding); \
-	EXPECT_EQ((want).physical_outstanding, (now).physical_outstanding); \
-	EXPECT_EQ((want).device_outstanding, (now).device_outstanding);	\
-	EXPECT_EQ((want).owned_bytes, (now).owned_bytes);		\
-	EXPECT_EQ((want).pinned_bytes, (now).pinned_bytes);		\
-	EXPECT_EQ((want).buffers, (now).buffers);			\
-	EXPECT_EQ((want).contexts, (now).contexts);			\
+	const struct retire_stats __rt_want = (want), __rt_got = (now);	\
+									\
+	RT_GAUGES(RT_EXPECT_FIELD_EQ)					\
 } while (0)
 
 /* poll the module-wide gauges until they equal @want (at most @ms) */
@@ -505,19 +565,25 @@ static inline int rt_wait_module_gauges(struct retire *r,
 					struct retire_stats *now,
 					unsigned int ms)
 {
-	__u64 end = rt_now_ns() + (__u64)ms * RT_MS;
-	int ret;
+	int ret = 0;
 
-	for (;;) {
-		ret = rt_mstats(r, now);
-		if (ret)
-			return ret;
-		if (rt_gauges_equal(want, now))
-			return 0;
-		if (rt_now_ns() >= end)
-			return -ETIMEDOUT;
-		rt_msleep(20);
-	}
+	if (RT_POLL_UNTIL((ret = rt_mstats(r, now)) ||
+			  rt_gauges_equal(want, now), ms, 20))
+		return ret;
+	return -ETIMEDOUT;
+}
+
+/* poll the context's gauge quarantined_now until it is @want (at most @ms) */
+static inline int rt_wait_quarantined_now(struct retire *r, __u64 want,
+					  struct retire_stats *st,
+					  unsigned int ms)
+{
+	int ret = 0;
+
+	if (RT_POLL_UNTIL((ret = rt_stats(r, st)) ||
+			  st->quarantined_now == want, ms, 20))
+		return ret;
+	return -ETIMEDOUT;
 }
 
 /*
@@ -723,6 +789,23 @@ static inline long rt_vmpin_kb(void)
 }
 
 /* a number in a one-line file, or -1 */
+/* write the string @s to @path (sysfs, procfs, tracefs); 0 or -errno */
+static inline int rt_write_file(const char *path, const char *s)
+{
+	int fd = open(path, O_WRONLY | O_TRUNC), ret = 0;
+	ssize_t n;
+
+	if (fd < 0)
+		return -errno;
+	n = write(fd, s, strlen(s));
+	if (n < 0)
+		ret = -errno;
+	else if ((size_t)n != strlen(s))
+		ret = -EIO;
+	close(fd);
+	return ret;
+}
+
 static inline long rt_read_long(const char *path)
 {
 	long v = -1;
@@ -734,6 +817,75 @@ static inline long rt_read_long(const char *path)
 		v = -1;
 	fclose(f);
 	return v;
+}
+
+/*
+ * The module's reference count once it is 0 (waiting at most @ms), or what
+ * it last was; -1 when the kernel shows none (no CONFIG_MODULE_UNLOAD).
+ */
+static inline long rt_module_refcnt(unsigned int ms)
+{
+	long refcnt;
+
+	if (rt_read_long(RT_REFCNT_PATH) < 0)
+		return -1;
+	RT_POLL_UNTIL((refcnt = rt_read_long(RT_REFCNT_PATH)) == 0, ms, 20);
+	return refcnt;
+}
+
+/* with the test's own contexts closed, nothing holds the module */
+#define EXPECT_MODULE_UNUSED() do {					\
+	long __rt_refcnt = rt_module_refcnt(5000);			\
+									\
+	if (__rt_refcnt < 0)						\
+		TH_LOG("no " RT_REFCNT_PATH ": cannot check the module is free"); \
+	else								\
+		EXPECT_EQ(0, __rt_refcnt);				\
+} while (0)
+
+/* ---- a killed owner ------------------------------------------------------ */
+
+/*
+ * The owner-death tests fork a child that sets work up, says 'K' (or
+ * anything else when it could not) on a pipe, and waits to be killed.
+ * The child's end: say @ok and wait for the signal.
+ */
+static inline void __attribute__((noreturn)) rt_owner_report(int wfd,
+							     char ok)
+{
+	if (write(wfd, &ok, 1) != 1)
+		_exit(2);
+	for (;;)
+		pause();
+}
+
+/*
+ * The parent's: fork @child(wfd, @arg), which ends in rt_owner_report(),
+ * and put what it said within 10 s into *@said (0 for nothing). Returns
+ * the child's pid, or -1 when it could not start.
+ */
+static inline pid_t rt_spawn_owner(void (*child)(int wfd, long arg),
+				   long arg, char *said)
+{
+	struct pollfd pfd = { .events = POLLIN };
+	int p[2];
+	pid_t pid;
+
+	*said = 0;
+	if (pipe(p))
+		return -1;
+	pid = fork();
+	if (pid == 0) {
+		close(p[0]);
+		child(p[1], arg);
+		_exit(3);
+	}
+	close(p[1]);
+	pfd.fd = p[0];
+	if (pid > 0 && poll(&pfd, 1, 10000) == 1 && read(p[0], said, 1) != 1)
+		*said = 0;
+	close(p[0]);
+	return pid;
 }
 
 /* ---- a deterministic PRNG ----------------------------------------------- */

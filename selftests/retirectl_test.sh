@@ -76,7 +76,7 @@ import sys
 
 sys.dont_write_bytecode = True
 sys.path.insert(0, sys.argv.pop(1))
-from tap_checks import check, finish  # noqa: E402
+from ksft_checks import check, finish  # noqa: E402
 
 tmp = sys.argv[1]
 

@@ -141,17 +141,11 @@ FIXTURE(ring) {
 
 FIXTURE_SETUP(ring)
 {
-	struct retire_info info;
 	unsigned int i;
-	int ret;
 
-	ret = retire_open_device(&self->r, NULL, 0);
-	if (ret == -ENOENT)
-		SKIP(return, RT_SKIP_MSG);
-	ASSERT_EQ(0, ret);
-	ASSERT_EQ(0, retire_get_info(self->r, &info));
-	if (!(info.features & RETIRE_FEAT_RINGS))
-		SKIP(return, "the module has no rings");
+	RT_OPEN_OR_SKIP(self->r);
+	RT_REQUIRE_FEATURES(self->r, RETIRE_FEAT_RINGS,
+			    "the module has no rings");
 	self->fd = retire_get_fd(self->r);
 	rt_sim_neutral(self->r);
 	for (i = 0; i < NBUF; i++)

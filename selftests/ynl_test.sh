@@ -6,17 +6,17 @@
 # module: the spec is the contract, so a generic client that knows nothing
 # but the spec must be able to use the family.
 #
-# The tree is $KSFT_SRC, or the linux-source-6.12 unpacked under
-# /var/cache/retire/src. cli.py looks for the schema at
-# <spec dir>/../genetlink.yaml, so the spec is copied into a temporary
+# The tree is $KSFT_SRC, or the one KSFT_DIR is tools/testing/selftests of
+# (scripts/ksft-dir.sh takes tools/net/ynl along). cli.py looks for the
+# schema at <spec dir>/../genetlink.yaml, so the spec is copied into a temporary
 # directory next to a link to the tree's schema.
 #
 # Exit: 0 every check passed (or some skipped), 1 one failed, 4 all skipped.
 
 set -u
 
-here=$(cd "$(dirname "$0")" && pwd)
-top=$(dirname "$here")
+. "$(dirname "$0")/ksft_lib.sh"
+
 spec=$top/Documentation/netlink/specs/retire.yaml
 py=/usr/bin/python3
 poke=$here/stale_poke
@@ -29,44 +29,22 @@ engine_get_has_the_knobs
 subscribe_stale_receives_stale_ntf
 stale_ntf_names_the_poking_process"
 
-n=0
-pass=0
-fail=0
-skip=0
+ktap_print_header
+ktap_set_plan "$(echo "$CHECKS" | wc -l)"
 
-echo "TAP version 13"
-echo "1..$(echo "$CHECKS" | wc -l)"
-
-# result ok|fail|skip NAME [REASON]
-result() {
-	n=$((n + 1))
-	case $1 in
-	ok)
-		pass=$((pass + 1))
-		echo "ok $n ynl: $2"
-		;;
-	fail)
-		fail=$((fail + 1))
-		echo "not ok $n ynl: $2"
-		;;
-	skip)
-		skip=$((skip + 1))
-		echo "ok $n ynl: $2 # SKIP $3"
-		;;
-	esac
-}
-
+# the totals and the exit status: 4 when every check skipped
 finish() {
-	echo "# Totals: pass:$pass fail:$fail xfail:0 xpass:0 skip:$skip error:0"
-	[ "$fail" -gt 0 ] && exit 1
-	[ "$pass" -eq 0 ] && [ "$skip" -gt 0 ] && exit 4
-	exit 0
+	if [ "$KTAP_CNT_SKIP" -eq "$KSFT_NUM_TESTS" ]; then
+		ktap_print_totals
+		exit "$KSFT_SKIP"
+	fi
+	ktap_finished
 }
 
 skip_all() {
-	echo "# $1"
+	ktap_print_msg "$1"
 	for c in $CHECKS; do
-		result skip "$c" "$1"
+		ktap_test_skip "ynl: $c"
 	done
 	finish
 }
@@ -79,12 +57,7 @@ show() {
 
 # ---- what the checks need ------------------------------------------------
 
-src=${KSFT_SRC:-}
-if [ -z "$src" ]; then
-	for d in /var/cache/retire/src/linux-source-6.12-*/; do
-		[ -f "${d}tools/net/ynl/cli.py" ] && src=${d%/}
-	done
-fi
+src=${KSFT_SRC:-$(cd "$KSFT_DIR/../../.." && pwd)}
 if [ -z "$src" ] || [ ! -f "$src/tools/net/ynl/cli.py" ]; then
 	skip_all "no linux-source-6.12 tree with tools/net/ynl (set KSFT_SRC)"
 fi
@@ -148,12 +121,12 @@ check() {
 	ynl "$@" >"$tmp/out" 2>"$tmp/err"
 	rc=$?
 	if [ $rc -eq 0 ] && jcheck "$tmp/out" "$expr" "$arg" 2>>"$tmp/err"; then
-		result ok "$name"
+		ktap_test_pass "ynl: $name"
 	else
-		echo "# cli.py $* exited $rc"
+		ktap_print_msg "cli.py $* exited $rc"
 		show "$tmp/out"
 		show "$tmp/err"
-		result fail "$name"
+		ktap_test_fail "ynl: $name"
 	fi
 }
 
@@ -178,8 +151,9 @@ check engine_get_has_the_knobs \
 # ---- the "stale" group ---------------------------------------------------
 
 if [ ! -x "$poke" ]; then
-	result skip subscribe_stale_receives_stale_ntf "$poke is not built"
-	result skip stale_ntf_names_the_poking_process "$poke is not built"
+	ktap_print_msg "$poke is not built"
+	ktap_test_skip "ynl: subscribe_stale_receives_stale_ntf"
+	ktap_test_skip "ynl: stale_ntf_names_the_poking_process"
 	finish
 fi
 
@@ -196,22 +170,22 @@ pp=
 if [ $rc -eq 0 ] && jcheck "$tmp/sub.out" \
 	"any(m.get('name') == 'stale-ntf' and 'cancel' in m.get('msg', {}) for m in d)" \
 	2>>"$tmp/sub.err"; then
-	result ok subscribe_stale_receives_stale_ntf
+	ktap_test_pass "ynl: subscribe_stale_receives_stale_ntf"
 else
-	echo "# cli.py --subscribe stale exited $rc"
+	ktap_print_msg "cli.py --subscribe stale exited $rc"
 	show "$tmp/sub.out"
 	show "$tmp/sub.err"
 	show "$tmp/poke.out"
-	result fail subscribe_stale_receives_stale_ntf
+	ktap_test_fail "ynl: subscribe_stale_receives_stale_ntf"
 fi
 # the poker's context: its pid, and the cancels it made
 if [ $rc -eq 0 ] && jcheck "$tmp/sub.out" \
 	"any(m.get('name') == 'stale-ntf' and m['msg'].get('pid') == int(a) and m['msg'].get('cancel', 0) > 0 and m['msg'].get('ctx-id', 0) > 0 for m in d)" \
 	"$poke_pid" 2>>"$tmp/sub.err"; then
-	result ok stale_ntf_names_the_poking_process
+	ktap_test_pass "ynl: stale_ntf_names_the_poking_process"
 else
 	show "$tmp/poke.out"
-	result fail stale_ntf_names_the_poking_process
+	ktap_test_fail "ynl: stale_ntf_names_the_poking_process"
 fi
 
 finish
