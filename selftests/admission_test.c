@@ -1398,7 +1398,7 @@ TEST_F(adm, epoch_bump_and_revoke_make_deliveries_stale)
 	retire_close_device(r2);
 }
 
-TEST_F(adm, seed000_completion_race)
+TEST_F(adm, completions_after_an_epoch_bump_are_stale_and_retire_once)
 {
 	struct retire_stats before, st, mb, m;
 	struct retire_cqe t1, t2, t3, t4, ack, c;
