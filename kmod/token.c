@@ -82,6 +82,11 @@ int retire_token_borrow(struct retire_ctx *ctx, u64 req_handle, u64 *token)
 					req_handle);
 		ret = -ENOENT;
 	} else if (req->state != RETIRE_REQ_TERMINATED) {
+		/*
+		 * Not only a rule of the protocol: before its terminal event
+		 * @req->tokens shares memory with the deadline's pointer
+		 * (struct retire_req's union), which a count would corrupt.
+		 */
 		ret = -EBUSY;
 	} else if (!ret) {
 		tok = retire_token_new_locked(ctx, 0, token);
