@@ -33,6 +33,10 @@ run engine_reset engine -j reset
 run engine_zero engine -j flags=none finish_ns=0 rate_bps=0 burst_bytes=0
 run engine_bad engine no_such_knob=1
 run info_text info
+# a user who may not open /dev/retire (0600 here): netlink's view, exit 0
+setpriv --reuid=65534 --regid=65534 --clear-groups "$ctl" info -j \
+	>"$tmp/info_noaccess.out" 2>"$tmp/info_noaccess.err"
+echo $? >"$tmp/info_noaccess.rc"
 
 # wait (up to 20 s) until file $1 has a line $2, while process $3 lives
 wait_line() {
@@ -120,6 +124,18 @@ def info():
 
 
 check("info_j_agrees_with_netlink_and_lists_every_cap", info)
+
+
+def info_noaccess():
+    i, n = obj("info_noaccess"), obj("info")
+    return (rc("info_noaccess") == 0 and
+            i["device_error"] == "Permission denied" and "caps" not in i and
+            i["features"] == n["features"] and
+            i["abi_version"] == n["abi_version"], i)
+
+
+check("info_without_access_to_the_device_reports_netlinks_view",
+      info_noaccess)
 
 
 def stats():

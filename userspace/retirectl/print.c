@@ -404,8 +404,11 @@ static void print_bit_names(__u64 bits, const char *const *names, size_t nr)
 }
 
 void print_info(const char *path, const struct retire_info *info,
-		int family, const struct retire_info *nlinfo, int json)
+		int dev_err, int family, const struct retire_info *nlinfo,
+		int json)
 {
+	/* without the device, netlink says what the module is */
+	const struct retire_info *mod = info ? info : nlinfo;
 	struct json_object *o, *nl;
 	size_t i;
 
@@ -413,13 +416,16 @@ void print_info(const char *path, const struct retire_info *info,
 		o = jobject();
 		nl = jobject();
 		jadd(o, "device", jstring(path));
-		jadd_u64(o, "abi_version", info->abi_version);
-		jadd_u64(o, "features", info->features);
+		if (!info)
+			jadd(o, "device_error", jstring(strerror(-dev_err)));
+		jadd_u64(o, "abi_version", mod->abi_version);
+		jadd_u64(o, "features", mod->features);
 		jadd(o, "feature_names",
-		     jbit_names(info->features, feature_names,
+		     jbit_names(mod->features, feature_names,
 				ARRAY_SIZE(feature_names)));
-		jadd(o, "caps", jfields(&info->caps, limit_fields,
-					ARRAY_SIZE(limit_fields)));
+		if (info)
+			jadd(o, "caps", jfields(&info->caps, limit_fields,
+						ARRAY_SIZE(limit_fields)));
 		jadd_int(nl, "family_id", family);
 		jadd_u64(nl, "abi_version", nlinfo->abi_version);
 		jadd_u64(nl, "features", nlinfo->features);
@@ -427,16 +433,24 @@ void print_info(const char *path, const struct retire_info *info,
 		jprint(o, "\n");
 		return;
 	}
-	printf("device              %s\n", path);
-	printf("abi version         %u\n", info->abi_version);
+	if (info)
+		printf("device              %s\n", path);
+	else
+		printf("device              %s: %s (a member of its group may open it)\n",
+		       path, strerror(-dev_err));
+	printf("abi version         %u\n", mod->abi_version);
 	printf("features            ");
-	print_bit_names(info->features, feature_names,
+	print_bit_names(mod->features, feature_names,
 			ARRAY_SIZE(feature_names));
-	printf("caps per context\n");
-	for (i = 0; i < ARRAY_SIZE(limit_fields); i++)
-		printf("  %-20s%llu\n", limit_fields[i].name,
-		       (unsigned long long)field_get(&info->caps,
-						     &limit_fields[i]));
+	if (info) {
+		printf("caps per context\n");
+		for (i = 0; i < ARRAY_SIZE(limit_fields); i++)
+			printf("  %-20s%llu\n", limit_fields[i].name,
+			       (unsigned long long)field_get(&info->caps,
+							     &limit_fields[i]));
+	} else {
+		printf("caps per context    only the device says\n");
+	}
 	printf("netlink family      retire, id %d\n", family);
 	printf("netlink abi/features %u ", nlinfo->abi_version);
 	print_bit_names(nlinfo->features, feature_names,

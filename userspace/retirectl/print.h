@@ -76,9 +76,15 @@ struct top_sample {
 	struct ctx_list ctxs;	/* by id, as the dump gives them */
 };
 
-/* each prints one JSON document and a newline with @json, else text */
+/*
+ * each prints one JSON document and a newline with @json, else text.
+ * print_info(): @info is NULL when the device could not be opened
+ * (@dev_err, a -errno): then what netlink said stands alone, without the
+ * per-context caps only the device knows.
+ */
 void print_info(const char *path, const struct retire_info *info,
-		int family, const struct retire_info *nlinfo, int json);
+		int dev_err, int family, const struct retire_info *nlinfo,
+		int json);
 void print_stats(const struct retire_stats *module, const struct ctx_list *l,
 		 int json);
 /* @set: @limits are what a set left, not a new context's defaults */

@@ -295,12 +295,22 @@ static int parse_assignments(const char *cmd, int argc, char **argv,
 
 /* ---- info ----------------------------------------------------------------- */
 
-static int read_info(const char *dev, struct retire_info *info)
+/*
+ * The module's abi, features and caps from the device: 0, or the exit
+ * status of a failure. 0 with *@dev_err set when the caller may not open
+ * it: no access is not a failure, info then says what netlink, open to
+ * everyone, knows.
+ */
+static int read_info(const char *dev, struct retire_info *info, int *dev_err)
 {
 	struct retire *r;
 	int ret;
 
 	ret = retire_open_device(&r, dev, 0);
+	if (ret == -EACCES || ret == -EPERM) {
+		*dev_err = ret;
+		return 0;
+	}
 	if (ret)
 		return lib_fail("retire_open_device", ret);
 	ret = retire_get_info(r, info);
@@ -313,8 +323,8 @@ static int read_info(const char *dev, struct retire_info *info)
 static int cmd_info(const char *dev, int argc, char **argv)
 {
 	struct retire_info info, nlinfo;
+	int json = 0, ret, family, dev_err = 0;
 	struct retire_nl *nl;
-	int json = 0, ret, family;
 
 	ret = parse_common(argc, argv, &json);
 	if (ret >= 0)
@@ -323,7 +333,7 @@ static int cmd_info(const char *dev, int argc, char **argv)
 		return bad_usage("info: unexpected argument '%s'",
 				 argv[optind]);
 
-	ret = read_info(dev, &info);
+	ret = read_info(dev, &info, &dev_err);
 	if (ret)
 		return ret;
 	ret = retire_open_netlink(&nl);
@@ -335,8 +345,10 @@ static int cmd_info(const char *dev, int argc, char **argv)
 	if (ret)
 		return lib_fail("retire_query_info", ret);
 
-	print_info(dev ? dev : LIBRETIRE_DEFAULT_PATH, &info, family, &nlinfo,
-		   json);
+	print_info(dev ? dev : LIBRETIRE_DEFAULT_PATH, dev_err ? NULL : &info,
+		   dev_err, family, &nlinfo, json);
+	if (dev_err)
+		return RETIRECTL_EXIT_OK;
 	if (nlinfo.abi_version != info.abi_version ||
 	    nlinfo.features != info.features) {
 		fprintf(stderr,

@@ -175,7 +175,8 @@ int main(int argc, char **argv)
 	for (i = 0; i < nr_limit_fields; i++)
 		field_set(&info.caps, &limit_fields[i], i + 1);
 	nlinfo = info;
-	print_info("/dev/\"odd\\path\n\xff", &info, 27, &nlinfo, 1);
+	print_info("/dev/\"odd\\path\n\xff", &info, 0, 27, &nlinfo, 1);
+	print_info("/dev/retire", NULL, -EACCES, 27, &nlinfo, 1);
 
 	memset(&limits, 0, sizeof(limits));
 	for (i = 0; i < nr_limit_fields; i++)

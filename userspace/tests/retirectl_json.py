@@ -83,9 +83,9 @@ def json_checks():
     except UnicodeDecodeError as e:
         check(False, "the JSON output is not UTF-8: %s" % e)
         return
-    check(len(lines) == len(STRINGS) + 8,
-          "%d lines, want %d" % (len(lines), len(STRINGS) + 8))
-    if len(lines) != len(STRINGS) + 8:
+    check(len(lines) == len(STRINGS) + 9,
+          "%d lines, want %d" % (len(lines), len(STRINGS) + 9))
+    if len(lines) != len(STRINGS) + 9:
         return
 
     for raw, line in zip(STRINGS, lines):
@@ -96,9 +96,10 @@ def json_checks():
         want = raw.decode("utf-8", errors="replace")
         check(doc == {"s": want},
               "json_string(%r) = %r, want %r" % (raw, doc.get("s"), want))
-    info, lim_def, lim_set, engine, stats, hist, hlist, top = (
+    info, noacc, lim_def, lim_set, engine, stats, hist, hlist, top = (
         load(l, n) for l, n in zip(lines[len(STRINGS):],
-                                   ["info", "limits", "limits set",
+                                   ["info", "info without the device",
+                                    "limits", "limits set",
                                     "engine", "stats", "history",
                                     "history list", "top"]))
 
@@ -120,6 +121,14 @@ def json_checks():
         check(info.get("netlink") == {"family_id": 27, "abi_version": 1,
                                       "features": 1023 | (1 << 40)},
               "info netlink: %s" % info.get("netlink"))
+    # no access to the device: netlink's abi and features, no caps
+    if noacc is not None:
+        check(list(noacc) == ["device", "device_error", "abi_version",
+                              "features", "feature_names", "netlink"],
+              "info without the device, keys: %s" % list(noacc))
+        check(noacc.get("device_error") == "Permission denied" and
+              noacc.get("features") == 1023 | (1 << 40),
+              "info without the device: %s" % noacc)
     lim = {k: 100 + i for i, k in enumerate(LIMITS)}
     lim["watchdog_ns"] = U64_MAX
     for doc, what in ((lim_def, "limits"), (lim_set, "limits set")):
