@@ -10,6 +10,7 @@
 #include <linux/fs.h>
 #include <linux/miscdevice.h>
 #include <linux/module.h>
+#include <linux/nospec.h>
 #include <linux/poll.h>
 #include <linux/slab.h>
 #include <linux/string.h>
@@ -822,7 +823,8 @@ static long retire_ioctl(struct file *file, unsigned int cmd,
 
 	if (nr >= ARRAY_SIZE(retire_iocs))
 		return -ENOTTY;
-	ioc = &retire_iocs[nr];
+	/* the caller chose nr: no speculative read past the table either */
+	ioc = &retire_iocs[array_index_nospec(nr, ARRAY_SIZE(retire_iocs))];
 	if (!ioc->cmd || !retire_cmd_is(cmd, ioc->cmd))
 		return -ENOTTY;
 	if (ioc->admin && !capable(CAP_SYS_ADMIN))
