@@ -756,6 +756,55 @@ TEST_F(adm, per_key_skip_does_not_block_later_keys)
 		retire_after_terminal(_metadata, self, sqe[i].handle, NULL);
 }
 
+/*
+ * The same skip when a slot frees later: the walk over the waiting list
+ * that starts requests as active ones end must pass a saturated key's
+ * request, not stop at it.
+ */
+TEST_F(adm, activation_walk_skips_a_saturated_key)
+{
+	struct retire_cqe ta, tc;
+	struct retire_limits l;
+	struct retire_sqe sqe[4];
+	__u64 bufs[4];
+	int i, ia, ic;
+
+	ASSERT_EQ(0, retire_get_limits(self->r, &l));
+	l.max_active = 2;
+	l.max_active_per_key = 1;
+	ASSERT_EQ(0, retire_set_limits(self->r, &l));
+	for (i = 0; i < 4; i++) {
+		ASSERT_EQ(0, rt_register(self->r, RT_PAGE, &bufs[i], NULL));
+		retire_prep_request(&sqe[i], bufs[i], 0, RT_PAGE,
+				    RETIRE_DEV_WRITE, 0xa0 + i);
+	}
+	/* A, key 1, runs 1 s; D, key 3, 100 ms; B (key 1) and C (key 2) wait */
+	sqe[0].key = 1;
+	sqe[1].key = 3;
+	sqe[2].key = 1;
+	sqe[3].key = 2;
+	ASSERT_EQ(0, rt_set_latency(self->r, 0, 1000 * RT_MS));
+	ASSERT_EQ(1, retire_submit_requests(self->r, sqe, 1));
+	ASSERT_EQ(0, rt_set_latency(self->r, 0, 100 * RT_MS));
+	ASSERT_EQ(3, retire_submit_requests(self->r, sqe + 1, 3));
+
+	/* D's end starts C past B, whose key A still holds: C ends first */
+	ASSERT_EQ(0, rt_wait(self->r, &self->log, sqe[3].handle,
+			     RETIRE_REC_TERMINAL, &tc, 5000));
+	ASSERT_EQ(0, rt_wait(self->r, &self->log, sqe[0].handle,
+			     RETIRE_REC_TERMINAL, &ta, 5000));
+	ia = rt_index(&self->log, sqe[0].handle, RETIRE_REC_TERMINAL);
+	ic = rt_index(&self->log, sqe[3].handle, RETIRE_REC_TERMINAL);
+	EXPECT_LT(ic, ia) {
+		TH_LOG("C waited behind B for A's key");
+	}
+	EXPECT_EQ(RETIRE_OUTCOME_COMPLETED, tc.outcome);
+	EXPECT_LT(tc.latency_ns, ta.latency_ns);
+
+	for (i = 0; i < 4; i++)
+		retire_after_terminal(_metadata, self, sqe[i].handle, NULL);
+}
+
 /* ---- injected submission failures ---------------------------------------- */
 
 TEST_F(adm, fail_submit_every_counts_refused_attempts)

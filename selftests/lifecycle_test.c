@@ -985,13 +985,20 @@ TEST_F(owner, exit6_closed_fd_reused_number_is_a_new_context)
 	struct retire *a, *b;
 	__u64 abuf, h, t;
 	int fda, fdb;
+	long refcnt;
 
 	ASSERT_EQ(0, rt_set_latency(self->r, 0, 1000 * RT_MS));
+	refcnt = rt_read_long(RT_REFCNT_PATH);
 	ASSERT_EQ(0, retire_open_device(&a, NULL, 0));
 	fda = retire_get_fd(a);
 	ASSERT_EQ(0, register_unmapped(a, LEN, &abuf));
 	ASSERT_EQ(0, rt_submit(a, abuf, 0, LEN, RETIRE_DEV_WRITE, 0x6a, 0, &h));
 	retire_close_device(a);
+	/* the file's reference is gone; A's own pins the module until freed */
+	if (refcnt < 0)
+		TH_LOG("no " RT_REFCNT_PATH ": cannot check A pins the module");
+	else
+		EXPECT_LT(refcnt, rt_read_long(RT_REFCNT_PATH));
 
 	ASSERT_EQ(0, retire_open_device(&b, NULL, 0));
 	fdb = retire_get_fd(b);
