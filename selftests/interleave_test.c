@@ -1414,13 +1414,19 @@ TEST_F_TIMEOUT(interleave, random_steps_retire_everything_exactly_once, 300)
 	      (unsigned long long)(m.admitted - base.admitted),
 	      (unsigned long long)(m.retired - base.retired));
 
+	/*
+	 * FOLL_PIN is system-wide: a 9p transfer of the guest's test output
+	 * pins pages for a while too, and one in flight when pins0 was read
+	 * may be over now. A pin of ours left behind keeps the count above
+	 * pins0; someone else's that ended takes it below.
+	 */
 	w->op = "pins";
 	RT_POLL_UNTIL((lck = rt_vmpin_kb(),
 		       pins = have_pins ? rt_foll_pins() : 0,
-		       lck == lck0 && pins == pins0), 3000, 20);
+		       lck == lck0 && pins <= pins0), 3000, 20);
 	CHECK(w, lck == lck0, "VmPin %ld kB, was %ld kB", lck, lck0);
 	if (have_pins)
-		CHECK(w, pins == pins0, "FOLL_PIN pages %lld, were %lld", pins,
+		CHECK(w, pins <= pins0, "FOLL_PIN pages %lld, were %lld", pins,
 		      pins0);
 	/* nothing holds the user memory any more */
 	for (i = 0; i < w->nusermem; i++)
