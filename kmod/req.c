@@ -461,9 +461,10 @@ static void retire_req_retire_locked(struct retire_ctx *ctx,
  * @req:	the request
  *
  * Exactly once: when the device's access has ended, the owner consumed the
- * terminal record and no borrow token is out. The buffer goes back to its pool, the slot's
- * generation moves on (every old handle is stale from here) and a RETIRED
- * record is owed; the slot is reused only once that record is read.
+ * terminal record and no borrow token is out. The buffer goes back to its
+ * pool, the slot's generation moves on (every old handle is stale from
+ * here) and a RETIRED record is owed; the slot is reused only once that
+ * record is read.
  */
 void retire_req_try_retire_locked(struct retire_ctx *ctx,
 				  struct retire_req *req)
