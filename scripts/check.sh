@@ -163,6 +163,20 @@ else
 	grep -E '^(FAIL|dkms-test:| )' <<<"$out" | sed 's/^/    /'
 	record FAIL "host: scripts/dkms-test.sh"
 fi
+# every planted fault still applies to today's code: a stale plant is found
+# here in a second, not after the kernels' hour (scripts/build-module.sh
+# applies them the same way)
+stale=""
+nplants=0
+for p in scripts/plants/*.patch; do
+	nplants=$((nplants + 1))
+	patch -s -p1 --dry-run -f <"$p" >/dev/null 2>&1 || stale="$stale ${p##*/}"
+done
+if [ -z "$stale" ]; then
+	record PASS "host: all $nplants planted faults apply to the module's code"
+else
+	record FAIL "host: planted faults that no longer apply (refresh them):$stale"
+fi
 # the protocol model: every interleaving of Documentation/model/retire.pml
 if out=$(scripts/model-check.sh -q 2>&1); then
 	record PASS "host: spin exhausts the protocol model, no claim violated (${out//$'\n'/; })"
