@@ -213,7 +213,14 @@ expect_err "the member's retirectl limits watchdog_ns=1: EPERM" 1 EPERM \
 expect_err "the member's retirectl monitor: EPERM" 1 EPERM \
 	as_member "$ctl" monitor -c 1 -t 1
 expect_err "nobody, outside the group, cannot open /dev/retire: EACCES" 1 EACCES \
-	as_outsider "$ctl" info
+	as_outsider "$ctl" limits
+# info is the one command that answers without the device: netlink's view
+out=$(as_outsider "$ctl" info 2>&1)
+rc=$?
+check "nobody's retirectl info says why it has no device and answers from netlink" \
+	test "$rc" = 0 -a -n "$(grep 'Permission denied' <<<"$out")" \
+	-a -n "$(grep '^abi version' <<<"$out")"
+show <<<"$out" | head -n 3
 
 # --- 6. make uninstall -----------------------------------------------------
 step "make uninstall"
