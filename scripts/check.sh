@@ -204,9 +204,11 @@ for k in $kernels; do
 		scripts/guest-check.sh "$moddir" >"$res/vm-run.log" 2>&1
 	sed 's/^/  | /' "$res/vm-run.log" | grep -v '^  | # ' | tail -n 40
 
-	while read -r v name; do
-		case $v in
-		PASS | FAIL | SKIP) record "$v" "$k: $name" ;;
+	while IFS= read -r line; do
+		case $line in
+		"PASS "* | "FAIL "* | "SKIP "*)
+			record "${line%% *}" "$k: ${line#* }" ;;
+		"  | "*) echo "  $line" ;;	# what a failed case logged
 		esac
 	done < <(scripts/results.py "$res")
 

@@ -9,7 +9,9 @@ test cases are the results one level below the suite) and
 OUTDIR/selftests.tap (the TAP of kselftest's runner, lib.mk's run_tests:
 one result per program, each program's own TAP nested beneath it behind
 "# "). Prints one line per test case,
-"PASS|FAIL|SKIP <name>", and last "counts <pass> <fail> <skip>".
+"PASS|FAIL|SKIP <name>", and last "counts <pass> <fail> <skip>". A failed
+kselftest case is followed by the last lines it logged, each beginning
+"  | ", so a run's log says why without the VM's output directory.
 
 A suite or program that reports no cases, or ends "not ok" without a failed
 case of its own (a crash, a timeout), counts as one failure: a test that
@@ -57,7 +59,11 @@ def kunit(path, out):
         out.append(('FAIL', 'kunit %s (no cases ran or the suite failed)' % suite))
 
 
+DETAIL_LINES = 12
+
+
 def kselftests(path, out):
+    logged = []             # what the current case logged since its start
     prog_cases = 0
     prog_fail = False
     progs = 0
@@ -71,6 +77,14 @@ def kselftests(path, out):
                 v = verdict(m.group(1), m.group(5))
                 prog_fail |= v == 'FAIL'
                 out.append((v, 'kselftest %s' % m.group(3)))
+                if v == 'FAIL':
+                    out.extend(('  |', d) for d in logged[-DETAIL_LINES:])
+                logged = []
+            elif line.startswith('# # ') and ' RUN ' in line[:12]:
+                logged = []
+            elif line.startswith('# # ') and \
+                    not re.match(r'\s+(OK|FAIL|SKIP)\s', line[4:]):
+                logged.append(line[4:])
             continue
         m = PLAN.match(line)
         if m and plan is None:
