@@ -1374,7 +1374,7 @@ TEST_F_TIMEOUT(interleave, random_steps_retire_everything_exactly_once, 300)
 	ASSERT_EQ(0, rt_settle_module(w->obs, &base, 3000));
 	lck0 = rt_vmpin_kb();
 	if (have_pins)
-		pins0 = rt_foll_pins();
+		pins0 = rt_foll_pins_base();
 
 	ASSERT_EQ(0, retire_get_info(w->obs, &info));
 	w->caps = info.caps;

@@ -759,6 +759,54 @@ static inline long long rt_foll_pins(void)
 	return prev;
 }
 
+/*
+ * The system's FOLL_PIN pages before a test. The counter is system-wide:
+ * another party's pin in flight raises it for a while (in the test VM,
+ * every read from its 9p root pins the reader's pages), so the least of
+ * reads over a fifth of a second is the count without them.
+ */
+static inline long long rt_foll_pins_base(void)
+{
+	long long least = LLONG_MAX, cur;
+	int i;
+
+	for (i = 0; i < 20; i++) {
+		if (i)
+			rt_msleep(10);
+		cur = rt_foll_pins();
+		if (cur == LLONG_MIN)
+			return cur;
+		if (cur < least)
+			least = cur;
+	}
+	return least;
+}
+
+/*
+ * The system's FOLL_PIN pages once they are exactly @want, or the last
+ * read after @ms: while a test holds pins, to see that it holds all.
+ */
+static inline long long rt_foll_pins_until(long long want, unsigned int ms)
+{
+	long long cur;
+
+	RT_POLL_UNTIL((cur = rt_foll_pins()) == want, ms, 10);
+	return cur;
+}
+
+/*
+ * The system's FOLL_PIN pages once they are back to @base or below, or
+ * the last read after @ms: someone else's pins end, and may take the
+ * count below the base; one of ours left behind keeps it above for good.
+ */
+static inline long long rt_foll_pins_back(long long base, unsigned int ms)
+{
+	long long cur;
+
+	RT_POLL_UNTIL((cur = rt_foll_pins()) <= base, ms, 10);
+	return cur;
+}
+
 static inline int rt_have_foll_pins(void)
 {
 	return rt_vmstat("nr_foll_pin_acquired") >= 0;
