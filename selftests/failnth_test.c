@@ -373,33 +373,12 @@ FIXTURE_TEARDOWN(fn)
 	retire_close_device(self->r);
 }
 
-/* what must be as before each run once the run's context is gone */
-struct fn_back {
-	struct retire_stats now;
-	long vmpin_kb;
-	long long pins;
-};
-
-/*
- * The module's gauges and this process's VmPin as before, the system's
- * pins back to their base or below (see rt_foll_pins_back())
- */
-static bool fn_is_back(FIXTURE_DATA(fn) *self, struct fn_back *b)
-{
-	if (rt_mstats(self->r, &b->now))
-		return false;
-	b->vmpin_kb = rt_vmpin_kb();
-	b->pins = rt_foll_pins();
-	return rt_gauges_equal(&self->base, &b->now) &&
-	       b->vmpin_kb == self->vmpin_kb && b->pins <= self->pins;
-}
-
 /* one run of @o with its @nth allocation failing; 1 if one was injected */
 static int fn_run(struct __test_metadata *_metadata, FIXTURE_DATA(fn) *self,
 		  const struct fn_op *o, unsigned int nth)
 {
 	struct fn_state s = { .user = self->user, .fd = -1 };
-	struct fn_back b = { 0 };
+	struct retire_stats now;
 	int ret, injected;
 
 	if (o->setup)
@@ -414,20 +393,15 @@ static int fn_run(struct __test_metadata *_metadata, FIXTURE_DATA(fn) *self,
 		retire_close_netlink(s.nl);
 	if (s.r)
 		retire_close_device(s.r);
-	/*
-	 * everything it did, or half did, is gone once its context is, and
-	 * no page stayed pinned or charged for it. A dying context's gauges
-	 * drop under its lock and its pages are unpinned and uncharged just
-	 * after, so the three are waited for together.
-	 */
-	RT_POLL_UNTIL(fn_is_back(self, &b), 10000, 20);
-	EXPECT_TRUE(rt_gauges_equal(&self->base, &b.now))
+	/* everything it did, or half did, is gone once its context is */
+	EXPECT_EQ(0, rt_wait_module_gauges(self->r, &self->base, &now, 10000))
 		TH_LOG("%s, allocation %u failed: the module did not drain",
 		       o->name, nth);
-	EXPECT_GAUGES_EQ(self->base, b.now);
-	EXPECT_EQ(self->vmpin_kb, b.vmpin_kb)
+	EXPECT_GAUGES_EQ(self->base, now);
+	/* and no page stayed pinned or charged for it */
+	EXPECT_EQ(self->vmpin_kb, rt_vmpin_kb())
 		TH_LOG("%s, allocation %u failed: VmPin", o->name, nth);
-	EXPECT_GE(self->pins, b.pins)
+	EXPECT_GE(self->pins, rt_foll_pins_back(self->pins, 2000))
 		TH_LOG("%s, allocation %u failed: FOLL_PIN", o->name, nth);
 	return injected;
 }
