@@ -26,6 +26,8 @@ import sys
 
 RESULT = re.compile(r'^(not ok|ok) (\d+) ([^#]*?)\s*(#\s*(.*))?$')
 PLAN = re.compile(r'^1\.\.(\d+)')
+# the harness's own lines around a case: "#  RUN", "#  OK", "#  FAIL"
+HARNESS = re.compile(r'^\s+(RUN|OK|FAIL|SKIP)\s')
 
 
 def verdict(ok, directive):
@@ -80,11 +82,12 @@ def kselftests(path, out):
                 if v == 'FAIL':
                     out.extend(('  |', d) for d in logged[-DETAIL_LINES:])
                 logged = []
-            elif line.startswith('# # ') and ' RUN ' in line[:12]:
-                logged = []
-            elif line.startswith('# # ') and \
-                    not re.match(r'\s+(OK|FAIL|SKIP)\s', line[4:]):
-                logged.append(line[4:])
+            elif line.startswith('# # '):
+                h = HARNESS.match(line[4:])
+                if not h:
+                    logged.append(line[4:])
+                elif h.group(1) == 'RUN':
+                    logged = []
             continue
         m = PLAN.match(line)
         if m and plan is None:
