@@ -51,7 +51,7 @@ for k in $kernels; do
 	echo "bench: $k: retire_bench $* (files in $out)" >&2
 	bound=900
 	[ -n "$tiny" ] && bound=300
-	if flock /tmp/retire-vm.lock "$RETIRE_TOP/scripts/vm-run.sh" -k "$k" \
+	if "$RETIRE_TOP/scripts/vm-run.sh" -k "$k" \
 		-m "$moddir" -t "$bound" -o "$out" -- \
 		"$RETIRE_TOP/scripts/bench-guest.sh" "$moddir" "$@"; then
 		echo "== $k ($(stock_kver "$k")): the table above"

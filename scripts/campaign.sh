@@ -5,8 +5,8 @@
 # the stress mix (fuzz --stress). Builds libretire and the campaign
 # programs, builds retire.ko for the kernel, and runs the program as root
 # in a guest under scripts/vm-run.sh, which fails the run on any kernel
-# report, leak, taint or failed unload. One VM at a time on this machine:
-# the run holds /tmp/retire-vm.lock, as every VM run should.
+# report, leak, taint or failed unload (and runs one guest at a time on
+# the machine).
 #
 #   campaign.sh [-k debug|6.1|6.12] fuzz|killstorm|stress [ARGS...]
 #
@@ -81,7 +81,7 @@ mkdir -p "$out"
 
 echo "campaign: $name on $kernel: selftests/$prog $* (bound ${bound} s)" >&2
 rc=0
-flock /tmp/retire-vm.lock "$RETIRE_TOP/scripts/vm-run.sh" -k "$kernel" \
+"$RETIRE_TOP/scripts/vm-run.sh" -k "$kernel" \
 	-m "$moddir" -t "$bound" -o "$out" -- "selftests/$prog" "$@" || rc=$?
 
 if [ $rc = 0 ]; then

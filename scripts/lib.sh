@@ -7,6 +7,17 @@ RETIRE_TOP=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 RETIRE_CACHE=${RETIRE_CACHE:-/var/cache/retire}
 RETIRE_BUILD=${RETIRE_BUILD:-$RETIRE_TOP/build}
 
+# what the guest's kernel must never log: a line of its console or dmesg
+# that matches fails the run (vm-run.sh) or is a plant's report (plant.sh)
+RETIRE_REPORTS='BUG:|WARNING:|hard LOCKUP|detected stalls|\] ------------\[ cut here \]|Kernel panic|Oops|general protection fault|KASAN:|UBSAN:|ODEBUG:|DMA-API: .*(driver|device|disabling)|kmemleak: [0-9]+ new suspected|list_(add|del) corruption|refcount_t:|INFO: task .* blocked|self-detected stall|rcu_preempt detected stalls|Call Trace:'
+
+# kernel_reports FILE...: the report lines of kernel logs ("-": stdin),
+# each once, without its timestamp, at most 20
+kernel_reports() {
+	cat "$@" 2>/dev/null | grep -E "$RETIRE_REPORTS" | tr -d '\r' |
+		sed 's/^\[ *[0-9.]*\] //' | sort -u | head -n 20
+}
+
 die() {
 	echo "$(basename "$0"): $*" >&2
 	exit 1

@@ -231,9 +231,7 @@ fi
 # anything the kernel reported fails the run, whatever the command said
 while read -r line; do
 	[ -n "$line" ] && problem "kernel: $line"
-done < <(cat "$outdir/console.log" "$outdir/dmesg" 2>/dev/null |
-	grep -E 'BUG:|WARNING:|hard LOCKUP|detected stalls|\] ------------\[ cut here \]|Kernel panic|Oops|general protection fault|KASAN:|UBSAN:|ODEBUG:|DMA-API: .*(driver|device|disabling)|kmemleak: [0-9]+ new suspected|list_(add|del) corruption|refcount_t:|INFO: task .* blocked|self-detected stall|rcu_preempt detected stalls|Call Trace:' |
-	tr -d '\r' | sed 's/^\[ *[0-9.]*\] //' | sort -u | head -n 20)
+done < <(kernel_reports "$outdir/console.log" "$outdir/dmesg")
 # a guest short of CPUs cannot show a race between two of them
 if [ -s "$outdir/cpus" ] && [ "$(cat "$outdir/cpus")" -lt "$cpus" ]; then
 	problem "the guest brought up $(cat "$outdir/cpus") of its $cpus CPUs"
