@@ -2,10 +2,13 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # Prove that DKMS builds retire.ko from what make dkms gives it (make
-# dkms-src: dkms.conf, Kbuild, kmod/, uapi/) for the stock Debian 6.1 and
-# 6.12 headers: dkms add and dkms build, the real commands, into scratch
-# trees (--sourcetree, --dkmstree, --installtree), with a scratch signing
-# key (dkms would otherwise make /var/lib/dkms/mok.key). Nothing is
+# dkms-src: dkms.conf, Kbuild, kmod/, uapi/) for the stock Debian 6.1
+# headers (bookworm's default kernel; that the sources build for 6.12 too
+# is what make check's own build for it proves, and a second DKMS build
+# would prove nothing more of dkms.conf; RETIRE_DKMS_KERNELS="6.1 6.12"
+# asks for both): dkms add and dkms build, the real commands, into
+# scratch trees (--sourcetree, --dkmstree, --installtree), with a scratch
+# signing key (dkms would otherwise make /var/lib/dkms/mok.key). Nothing is
 # installed and nothing loaded; the host's DKMS state, /usr/src and
 # /lib/modules are compared before and after, and must not change.
 #
@@ -60,7 +63,7 @@ check "the DKMS source holds no more than dkms.conf, Kbuild, kmod/ and uapi/" \
 	test "$(cd "$tmp/src/retire-$ver" && find . -mindepth 1 -maxdepth 1 | sort | tr '\n' ' ')" \
 	= "./Kbuild ./dkms.conf ./kmod ./uapi "
 
-for series in 6.1 6.12; do
+for series in ${RETIRE_DKMS_KERNELS:-6.1}; do
 	kver=$(stock_kver "$series") || {
 		fail "dkms build for $series: no stock kernel with headers"
 		continue

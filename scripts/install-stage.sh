@@ -5,9 +5,9 @@
 # "make", with KDIR the headers of one stock kernel: what the install
 # tests then run the real make install and make uninstall in (on the
 # host into a DESTDIR, scripts/install-test.sh; in a guest booted on that
-# kernel, scripts/install-guest.sh). The copy is kept in
-# build/install-<kernel>/ (the project's own files, as .gitignore tells
-# them from build products), so the next build is incremental.
+# kernel, scripts/install-guest.sh). The copy is scripts/build-module.sh's
+# for that kernel, build/<kernel>/src/, whose retire.ko the suites load:
+# the module is built once, and make here builds the rest.
 #
 #   install-stage.sh 6.1|6.12
 #
@@ -22,13 +22,10 @@ case $kernel in
 *) die "unknown kernel '$kernel' (6.1 or 6.12)" ;;
 esac
 
-dst=$RETIRE_BUILD/install-$kernel
-mkdir -p "$dst"
-# what .gitignore names is neither copied nor deleted: the copy's own
-# build products stay, and the next make rebuilds only what changed
-rsync -a --delete --exclude=/.git --filter=':- .gitignore' \
-	"$RETIRE_TOP/" "$dst/" >/dev/null
-log=$dst.log
+moddir=$("$RETIRE_TOP/scripts/build-module.sh" "$kernel") ||
+	die "retire.ko failed to build for $kernel"
+dst=${moddir%/kmod}
+log=$RETIRE_BUILD/$kernel/install-stage.log
 if ! make -C "$dst" KDIR="$kdir" >"$log" 2>&1; then
 	tail -n 40 "$log" >&2
 	die "make KDIR=$kdir failed in $dst (see $log)"

@@ -9,10 +9,11 @@
 #  - checkpatch: scripts/checkpatch.pl --strict on kmod/ and uapi/ (uapi
 #    headers cannot use BIT_ULL(), (1ULL << n) stands there: --ignore
 #    BIT_MACRO for them)
-#  - sparse: retire.ko built with C=2 (sparse on every file) and W=1 for
-#    stock 6.1, stock 6.12 and the debug kernel, whose KUnit brings in
-#    the *_kunit.c suites; in a copy under build/<kernel>/lint/, so the tree
-#    stays clean. RETIRE_KERNELS picks the kernels (default all three)
+#  - sparse: C=2 (sparse on every file) and W=1 over the copy of the tree
+#    that scripts/build-module.sh builds for stock 6.1, stock 6.12 and the
+#    debug kernel (whose KUnit brings in the *_kunit.c suites): the tests'
+#    own build, checked without a second one. RETIRE_KERNELS picks the
+#    kernels (default all three)
 #  - kernel-doc: scripts/kernel-doc -none -Wall on kmod/ and uapi/linux/
 #  - shellcheck: scripts/, selftests/ and .ci/run, following what they
 #    source
@@ -23,8 +24,8 @@
 #
 #   lint.sh [checkpatch|sparse|kernel-doc|shellcheck]...   (default all)
 #
-# One line per check, "PASS lint: ..." or "FAIL lint: ..."; exits 1 if
-# any failed.
+# One line per check, "PASS lint: ..." or "FAIL lint: ...", after a line
+# "time SECONDS lint: ..." with what it took; exits 1 if any failed.
 set -uo pipefail
 . "$(dirname "$0")/lib.sh"
 cd "$RETIRE_TOP" || exit 1
@@ -49,24 +50,24 @@ lint_checkpatch() {
 	return 0
 }
 
-# sparse KERNEL: whatever the build prints besides its progress is a
-# finding; a header's warning is shown once, with the first include chain
-# that led to it
+# sparse KERNEL: the module's copy for that kernel is built as the tests
+# load it (scripts/build-module.sh); C=2 then runs sparse over every file
+# and compiles nothing more, so whatever that make prints besides its
+# progress is sparse's finding. A header's warning is shown once, with
+# the first include chain that led to it.
 lint_sparse() {
-	local k=$1 kdir dst log
+	local k=$1 kdir moddir dst log
 	case $k in
 	debug) kdir=$(scripts/debug-kernel.sh) ;;
 	*) kdir=/usr/src/linux-headers-$(stock_kver "$k") ;;
 	esac || { echo "no build tree for kernel $k"; return 1; }
-	dst=$RETIRE_BUILD/$k/lint
-	log=$RETIRE_BUILD/$k/lint.log
-	mkdir -p "$dst"
-	rsync -a --delete --exclude='*.o' --exclude='*.ko' --exclude='.*.cmd' \
-		--exclude='*.mod*' --exclude=modules.order --exclude=Module.symvers \
-		Kbuild kmod uapi "$dst/" || return 1
-	if ! make -C "$kdir" M="$dst" C=2 W=1 modules >"$log" 2>&1; then
+	moddir=$(scripts/build-module.sh "$k" 2>&1) ||
+		{ echo "$moddir"; echo "the build for $k failed"; return 1; }
+	dst=${moddir%/kmod}
+	log=$RETIRE_BUILD/$k/sparse.log
+	if ! make -C "$kdir" M="$dst" C=2 W=1 -j"$(nproc)" modules >"$log" 2>&1; then
 		grep -E 'error|warning' "$log" | sed "s|$dst/||g"
-		echo "the build for $k failed (see $log)"
+		echo "sparse's make for $k failed (see $log)"
 		return 1
 	fi
 	{ grep -vE '^  [A-Z]|^make(\[[0-9]+\])?: (Entering|Leaving) directory|^Skipping BTF generation' \
@@ -94,10 +95,11 @@ nchecks=0 nfailed=0
 # one check: $1 says what it checks, the rest runs it; anything it prints
 # is a finding, and so is a failure that printed nothing
 check() {
-	local what=$1 out rc lines
+	local what=$1 out rc lines t0=$SECONDS
 	shift
 	out=$("$@")
 	rc=$?
+	echo "time $((SECONDS - t0)) lint: $what"
 	nchecks=$((nchecks + 1))
 	if [ -z "$out" ] && [ $rc = 0 ]; then
 		echo "PASS lint: $what"
