@@ -24,7 +24,7 @@ set -euo pipefail
 # what the build and the runner use from the directory
 NEEDED="kselftest_harness.h kselftest.h lib.mk kselftest/runner.sh
 kselftest/prefix.pl kselftest/ktap_helpers.sh kselftest/ksft.py"
-# what is taken from the tarball: those, and what ynl_test.sh runs
+# what is taken from the tarball: those, and what ynl_test.py runs
 MEMBERS=(tools/testing/selftests/kselftest_harness.h
 	tools/testing/selftests/kselftest.h
 	tools/testing/selftests/lib.mk

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * stale_poke: make stale notifications for ynl_test.sh to watch.
+ * stale_poke: make stale notifications for ynl_test.py to watch.
  *
  *   stale_poke [DURATION_MS [INTERVAL_MS]]
  *
