@@ -179,7 +179,7 @@ for kernel in debug 6.1 6.12; do
 			rm -rf "${out:?}/$name"
 		done
 		t0=$SECONDS
-		scripts/vm-run.sh -k "$kernel" -e -t "$bound" -o "$out" -- \
+		scripts/vm-run.sh -k "$kernel" -e -L -t "$bound" -o "$out" -- \
 			scripts/plant-guest.sh /tmp/out/plants.list /tmp/out >"$out/vm-run.log" 2>&1
 		secs=$((SECONDS - t0))
 		echo "plants: $kernel boot $boot: ${#pending[@]} plants, $secs s (files in $out)" >&2

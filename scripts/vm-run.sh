@@ -5,7 +5,7 @@
 # optionally load retire.ko built for it, run a command as root in the
 # guest, and fail if the guest's kernel reported anything.
 #
-#   vm-run.sh [-k KERNEL] [-m MODDIR] [-t SECONDS] [-o OUTDIR] [-e] -- CMD...
+#   vm-run.sh [-k KERNEL] [-m MODDIR] [-t SECONDS] [-o OUTDIR] [-e] [-L] -- CMD...
 #
 #   -k  debug | 6.1 | 6.12 (default 6.12)
 #   -m  a directory holding retire.ko for that kernel: loaded before CMD,
@@ -18,6 +18,9 @@
 #       28-bit DMA mask, so the DMA API must bounce through swiotlb, which
 #       x86 places below 4 GiB (here: within the mask) and enables itself
 #       when RAM reaches past 4 GiB
+#   -L  no leak check: kmemleak's scans before and after CMD (about 30 s
+#       of a debug kernel's run) are skipped, for runs whose proof is a
+#       failure (the planted faults)
 #
 # The guest sees the host's root file system read-only over 9p (cached in
 # the guest: below) and chroots into it, so CMD runs the binaries and
@@ -38,14 +41,16 @@ moddir=
 bound=600
 outdir=
 edu=()
-while getopts "k:m:t:o:e" opt; do
+leakcheck=1
+while getopts "k:m:t:o:eL" opt; do
 	case $opt in
 	k) kernel=$OPTARG ;;
 	m) moddir=$(cd "$OPTARG" && pwd) ;;
 	t) bound=$OPTARG ;;
 	o) outdir=$OPTARG ;;
 	e) edu=(-machine "pc,max-ram-below-4g=256M" -device edu) ;;
-	*) die "usage: vm-run.sh [-k KERNEL] [-m MODDIR] [-t SECONDS] [-o OUTDIR] [-e] -- CMD..." ;;
+	L) leakcheck= ;;
+	*) die "usage: vm-run.sh [-k KERNEL] [-m MODDIR] [-t SECONDS] [-o OUTDIR] [-e] [-L] -- CMD..." ;;
 	esac
 done
 shift $((OPTIND - 1))
@@ -129,7 +134,8 @@ fi
 if [ -n "$outdir" ]; then
 	mkdir -p "$outdir"
 	outdir=$(cd "$outdir" && pwd)
-	rm -f "$outdir"/{output,rc,console.log,console-boot1.log,dmesg,kmemleak,unload,taint,cpus,guest.sh,cmd,problems,selftests.tap} \
+	rm -f "$outdir"/{output,rc,console.log,console-boot1.log,dmesg,kmemleak,unload,taint,cpus,guest.sh,cmd,problems,times} \
+		"$outdir"/selftests.{tap,times,none} \
 		"$outdir"/kunit-*.ktap
 else
 	outdir=$(mktemp -d /tmp/retire-vm.XXXXXX)
@@ -142,6 +148,7 @@ export PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin
 export HOME=/tmp LANG=C.UTF-8 RETIRE_IN_VM=1
 O=/tmp/out
 kl=/sys/kernel/debug/kmemleak
+[ -n "$leakcheck" ] || kl=/nonexistent
 cat /proc/sys/kernel/tainted >\$O/taint
 grep -c '^processor' /proc/cpuinfo >\$O/cpus
 # forget what the kernel's own boot leaked: only what follows counts
