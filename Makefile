@@ -5,7 +5,12 @@
 #   make            build retire.ko against KDIR, libretire, retirectl and
 #                   the kselftests
 #   make check      install what is missing, then build and test on the
-#                   debug 6.12, stock 6.1 and stock 6.12 kernels in QEMU
+#                   debug 6.12, stock 6.1 and stock 6.12 kernels in QEMU;
+#                   parts of it (Documentation/testing.rst):
+#                   KERNELS="6.12"           those kernels only
+#                   SUITE=ring_test,kunit    those suites only
+#                   PLANT=ring-trusts-the-tail   that planted fault only
+#                   ONLY=host,kernels,bench,plants   those groups only
 #   make run        install what is missing, build, and run the main job
 #                   in a VM
 #   make lint       checkpatch --strict, sparse (C=2) against stock 6.1,
@@ -61,8 +66,10 @@ userspace:
 selftests: userspace
 	$(MAKE) -C selftests
 
+# KERNELS, SUITE, PLANT and ONLY pick a part of the run (scripts/check.sh)
 check:
-	scripts/check.sh
+	KERNELS='$(KERNELS)' SUITE='$(SUITE)' PLANT='$(PLANT)' ONLY='$(ONLY)' \
+		scripts/check.sh
 
 lint:
 	scripts/deps.sh

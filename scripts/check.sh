@@ -1,21 +1,57 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# make check: install what is missing, build everything, then for each
-# target kernel build retire.ko for it, boot it in QEMU, run the KUnit
-# suites (debug kernel only) and every kselftest, unload the module, and
-# count. Any kernel report in a run fails that run. Last, each planted
-# fault of scripts/plants/ must be caught (scripts/plant.sh).
+# make check: install what is missing, build everything, check the host
+# side, then for each target kernel boot it in QEMU with retire.ko built
+# for it, run the KUnit suites (debug kernel only) and every kselftest,
+# unload the module, and count; on the stock kernels, install it as a
+# user would in a second boot. Any kernel report in a run fails that run.
+# Last, each planted fault of scripts/plants/ must be caught
+# (scripts/plant.sh). Documentation/testing.rst tells the whole run.
 #
-# RETIRE_KERNELS="debug 6.1 6.12" picks the kernels (default all three).
-# Ends with one line: "N passed, N failed, N skipped"; exits 1 on failure.
+# Groups, in order: host, kernel debug, kernel 6.1, kernel 6.12, bench,
+# plants. What runs is picked by (make check VAR=... passes them):
+#
+#   KERNELS="debug 6.1 6.12"  the kernels (RETIRE_KERNELS too; default
+#                             all three), for the kernel groups and plants
+#   SUITE=ring_test,kunit     only these suites in each kernel group:
+#                             kselftest programs, "kunit", "install";
+#                             nothing else runs
+#   PLANT=ring-trusts-the-tail,...  only these plants; nothing else runs
+#   ONLY=host,kernels,bench,plants  only these groups
+#
+# Ends with a table of the groups (results and seconds), the ten slowest
+# steps, and one line: "N passed, N failed, N skipped"; exits 1 on
+# failure. Every step's time is kept in build/results/steps.
 set -uo pipefail
 . "$(dirname "$0")/lib.sh"
 cd "$RETIRE_TOP" || exit 1
 
-kernels=${RETIRE_KERNELS:-debug 6.1 6.12}
+kernels=${KERNELS:-${RETIRE_KERNELS:-debug 6.1 6.12}}
+suites=${SUITE:-}
+suites=${suites//,/ }
+plants=${PLANT:-}
+plants=${plants//,/ }
+only=${ONLY:-}
+only=${only//,/ }
+if [ -z "$only" ]; then
+	[ -z "$suites" ] || only="kernels"
+	[ -z "$plants" ] || only="$only plants"
+fi
+want() {
+	[ -z "$only" ] || [[ " $only " == *" $1 "* ]]
+}
+# a suite of the kernel group: everything when no SUITE names one
+want_suite() {
+	[ -z "$suites" ] || [[ " $suites " == *" $1 "* ]]
+}
+
 total_pass=0 total_fail=0 total_skip=0
 summary=()
+run_start=$(date +%s)
+mkdir -p "$RETIRE_BUILD/results"
+steps=$RETIRE_BUILD/results/steps
+: >"$steps"
 
 # one result line; $1 is PASS, FAIL or SKIP
 record() {
@@ -29,59 +65,88 @@ record() {
 	esac
 }
 
-close_group() {
-	total_pass=$((total_pass + k_pass))
-	total_fail=$((total_fail + k_fail))
-	total_skip=$((total_skip + k_skip))
-	summary+=("$(printf '%-28s %3d passed, %d failed, %d skipped (%ds)' \
-		"$1" $k_pass $k_fail $k_skip $(($(date +%s) - k_start)))")
+# step SECONDS NAME: one timed step of the current group
+step() {
+	printf '%s\t%s\t%s\n' "$1" "$group" "$2" >>"$steps"
+}
+
+# timed NAME CMD...: run CMD and note the step; CMD's status
+timed() {
+	local name=$1 t0=$SECONDS rc=0
+	shift
+	"$@" || rc=$?
+	step $((SECONDS - t0)) "$name"
+	return $rc
 }
 
 start_group() {
+	group=$1
 	k_pass=0 k_fail=0 k_skip=0 k_start=$(date +%s)
 	echo
 	echo "=== $1"
 }
 
+close_group() {
+	total_pass=$((total_pass + k_pass))
+	total_fail=$((total_fail + k_fail))
+	total_skip=$((total_skip + k_skip))
+	summary+=("$(printf '%-14s %4d passed %3d failed %3d skipped %6d s' \
+		"$group" $k_pass $k_fail $k_skip $(($(date +%s) - k_start)))")
+}
+
+# a script's "time SECONDS NAME" lines are steps; its PASS, FAIL and SKIP
+# lines results (with PREFIX); the rest is shown
+relay() {
+	local prefix=$1 v rest
+	while IFS= read -r line; do
+		v=${line%% *}
+		rest=${line#* }
+		case $v in
+		PASS | FAIL | SKIP) record "$v" "$prefix$rest" ;;
+		time) step "${rest%% *}" "${rest#* }" ;;
+		*) echo "$line" ;;
+		esac
+	done
+}
+
+group=deps
+t0=$SECONDS
 "$RETIRE_TOP/scripts/deps.sh" || die "installing dependencies failed"
+step $((SECONDS - t0)) "scripts/deps.sh"
 
 # --- the host: userspace, selftests, ABI and style checks ----------------
-start_group "host"
-if make -s -C userspace >/dev/null && make -s -C selftests >/dev/null; then
-	record PASS "host: libretire, retirectl and the kselftests build with -Werror"
-else
-	record FAIL "host: userspace or selftests failed to build"
-fi
-if scripts/ynl-uapi.sh; then
-	record PASS "host: uapi/linux/retire_netlink.h is ynl-gen-c.py's output for the YAML spec"
-else
-	record FAIL "host: uapi/linux/retire_netlink.h differs from ynl-gen-c.py's output for the YAML spec"
-fi
-# make lint: checkpatch, sparse for each kernel, kernel-doc, shellcheck;
-# a result each, with its findings above it
-lint=$(scripts/lint.sh 2>&1)
-lint_rc=$?
-while IFS= read -r line; do
-	case $line in
-	"PASS lint: "* | "FAIL lint: "*) record "${line%% *}" "host: ${line#* }" ;;
-	"make lint: "*) ;;
-	*) echo "$line" ;;
-	esac
-done <<<"$lint"
-[ $lint_rc = 0 ] || [[ $lint == *"FAIL lint: "* ]] ||
-	record FAIL "host: scripts/lint.sh failed (exit $lint_rc)"
-# the family's page is the kernel's own generator's output for the spec
-gen=$(mktemp)
-if /usr/bin/python3 "$(source_tree)/tools/net/ynl/ynl-gen-rst.py" \
-	-i Documentation/netlink/specs/retire.yaml -o "$gen" &&
-	diff -u Documentation/netlink/retire.rst "$gen"; then
-	record PASS "host: Documentation/netlink/retire.rst is generated from the YAML spec"
-else
-	record FAIL "host: Documentation/netlink/retire.rst differs from ynl-gen-rst.py's output"
-fi
-rm -f "$gen"
-if /usr/bin/python3 - "$(source_tree)/Documentation/netlink/genetlink.yaml" \
-	Documentation/netlink/specs/retire.yaml <<'PY'
+# one host result: WHAT, then the check's command; its output is shown,
+# indented, only when it fails
+host() {
+	local what=$1 out rc
+	shift
+	out=$(timed "$what" "$@" 2>&1)
+	rc=$?
+	if [ $rc = 0 ]; then
+		record PASS "host: $what"
+	else
+		[ -z "$out" ] || tail -n 40 <<<"$out" | sed 's/^/    /'
+		record FAIL "host: $what"
+	fi
+}
+
+check_builds() {
+	make -s -C userspace >/dev/null && make -s -C selftests >/dev/null
+}
+
+check_netlink_rst() {
+	local gen rc=0
+	gen=$(mktemp)
+	/usr/bin/python3 "$(source_tree)/tools/net/ynl/ynl-gen-rst.py" \
+		-i Documentation/netlink/specs/retire.yaml -o "$gen" &&
+		diff -u Documentation/netlink/retire.rst "$gen" || rc=1
+	rm -f "$gen"
+	return $rc
+}
+
+check_netlink_schema() {
+	/usr/bin/python3 - "$(source_tree)/Documentation/netlink/genetlink.yaml" \
+		Documentation/netlink/specs/retire.yaml <<'PY'
 import sys
 
 import jsonschema
@@ -90,146 +155,179 @@ import yaml
 schema = yaml.safe_load(open(sys.argv[1]))
 jsonschema.validate(yaml.safe_load(open(sys.argv[2])), schema)
 PY
-then
-	record PASS "host: the netlink spec validates against the kernel's genetlink schema"
-else
-	record FAIL "host: the netlink spec does not validate against the kernel's genetlink schema"
-fi
-if scripts/check-rst.py Documentation/*.rst; then
-	record PASS "host: Documentation/*.rst parses without a warning"
-else
-	record FAIL "host: Documentation/*.rst has reStructuredText problems"
-fi
-bad=
-for m in userspace/man/*.[378]; do
-	if [ -n "$(MANWIDTH=80 man --warnings -l "$m" 2>&1 >/dev/null)" ]; then
-		bad="$bad $m"
-	fi
-done
-if [ -z "$bad" ]; then
-	record PASS "host: every man page renders without a warning"
-else
-	record FAIL "host: man pages with warnings:$bad"
-fi
+}
+
+check_man_pages() {
+	local m bad=
+	for m in userspace/man/*.[378]; do
+		if [ -n "$(MANWIDTH=80 man --warnings -l "$m" 2>&1 >/dev/null)" ]; then
+			bad="$bad $m"
+		fi
+	done
+	[ -z "$bad" ] || { echo "man pages with warnings:$bad"; return 1; }
+}
+
 # the functions of the version script, each with its own page
-missing=
-while read -r s; do
-	[ -f "userspace/man/$s.3" ] || missing="$missing $s"
-done < <(sed -n '/global:/,/local:/s/^[[:space:]]*\([a-z_][a-z0-9_]*\);.*/\1/p' \
-	userspace/lib/libretire.map)
-if [ -z "$missing" ]; then
-	record PASS "host: every function of libretire.map has a man page"
-else
-	record FAIL "host: functions of libretire.map without a man page:$missing"
-fi
+check_man_functions() {
+	local s missing=
+	while read -r s; do
+		[ -f "userspace/man/$s.3" ] || missing="$missing $s"
+	done < <(sed -n '/global:/,/local:/s/^[[:space:]]*\([a-z_][a-z0-9_]*\);.*/\1/p' \
+		userspace/lib/libretire.map)
+	[ -z "$missing" ] || { echo "functions without a page:$missing"; return 1; }
+}
+
 # the commands retirectl dispatches, from its table, each in its -h
-missing=
-cmds=$(sed -n 's/^\t{ "\([a-z][a-z-]*\)", cmd_[a-z_]* },$/\1/p' \
-	userspace/retirectl/retirectl.c)
-if help=$(userspace/retirectl/retirectl -h) && [ -n "$cmds" ]; then
+check_retirectl_help() {
+	local c cmds help missing=
+	cmds=$(sed -n 's/^\t{ "\([a-z][a-z-]*\)", cmd_[a-z_]* },$/\1/p' \
+		userspace/retirectl/retirectl.c)
+	if ! help=$(userspace/retirectl/retirectl -h) || [ -z "$cmds" ]; then
+		echo "retirectl -h failed, or no command table"
+		return 1
+	fi
 	for c in $cmds; do
 		grep -qE "^  $c( |\$)" <<<"$help" || missing="$missing $c"
 	done
-else
-	missing=" (retirectl -h failed, or no command table)"
-fi
-if [ -z "$missing" ]; then
-	record PASS "host: retirectl -h lists every command (${cmds//$'\n'/ })"
-else
-	record FAIL "host: retirectl -h does not list:$missing"
-fi
-# retirectl without the module: its JSON printers fed known values, and
-# its command line's usage errors (2) and failed calls (1)
-if out=$(userspace/tests/retirectl_json.py 2>&1); then
-	record PASS "host: retirectl's JSON is valid, escaped, with the spec's keys; bad arguments exit 2"
-else
-	grep -E '^FAIL' <<<"$out" | sed 's/^/    /'
-	record FAIL "host: userspace/tests/retirectl_json.py"
-fi
-# a DESTDIR install: the module and its index, the udev rule, the
-# library's layout, SONAME, symbol versions, retirectl without RUNPATH, a
-# program built with pkg-config's flags (shared and static) that runs the
-# latency API; then an uninstall that leaves nothing it made
-if out=$(scripts/install-test.sh 2>&1); then
-	record PASS "host: make install (retire.ko indexed with its aliases, udev rule, SONAME, LIBRETIRE_1.0, 1.1, 1.2 and 1.3 symbols, retirectl without RUNPATH, a pkg-config program shared and static) and make uninstall (nothing left) pass scripts/install-test.sh"
-else
-	grep -E '^(FAIL|install-test:)' <<<"$out" | sed 's/^/    /'
-	record FAIL "host: scripts/install-test.sh"
-fi
-# DKMS: dkms add and dkms build for stock 6.1 and 6.12, in scratch trees
-if out=$(scripts/dkms-test.sh 2>&1); then
-	record PASS "host: dkms build makes retire.ko for stock 6.1 and 6.12 from make dkms-src's tree, the host's DKMS state untouched (scripts/dkms-test.sh)"
-else
-	grep -E '^(FAIL|dkms-test:| )' <<<"$out" | sed 's/^/    /'
-	record FAIL "host: scripts/dkms-test.sh"
-fi
+	[ -z "$missing" ] || { echo "retirectl -h does not list:$missing"; return 1; }
+}
+
 # every planted fault still applies to today's code: a stale plant is found
-# here in a second, not after the kernels' hour (scripts/build-module.sh
-# applies them the same way)
-stale=""
-nplants=0
-for p in scripts/plants/*.patch; do
-	nplants=$((nplants + 1))
-	patch -s -p1 --dry-run -f <"$p" >/dev/null 2>&1 || stale="$stale ${p##*/}"
-done
-if [ -z "$stale" ]; then
-	record PASS "host: all $nplants planted faults apply to the module's code"
-else
-	record FAIL "host: planted faults that no longer apply (refresh them):$stale"
+# here in a second, not after the kernels' run
+check_plants_apply() {
+	local p stale=
+	for p in scripts/plants/*.patch; do
+		patch -s -p1 --dry-run -f <"$p" >/dev/null 2>&1 || stale="$stale ${p##*/}"
+	done
+	[ -z "$stale" ] || { echo "planted faults that no longer apply (refresh them):$stale"; return 1; }
+}
+
+if want host; then
+	start_group host
+	# the protocol model runs on one core beside the builds and checks
+	model_out=$(mktemp)
+	(
+		t0=$SECONDS
+		scripts/model-check.sh -q >"$model_out.out" 2>&1
+		echo $? >"$model_out.rc"
+		echo $((SECONDS - t0)) >"$model_out"
+	) &
+	model_pid=$!
+
+	host "libretire, retirectl and the kselftests build with -Werror" check_builds
+	host "uapi/linux/retire_netlink.h is ynl-gen-c.py's output for the YAML spec" \
+		scripts/ynl-uapi.sh
+	# make lint (checkpatch, sparse over each kernel's build, kernel-doc and
+	# the shell checker): a result each, with its findings above it
+	lint_out=$(mktemp)
+	scripts/lint.sh >"$lint_out" 2>&1
+	lint_rc=$?
+	relay "host: " < <(sed -e 's/^\(PASS\|FAIL\) lint: /\1 /' -e '/^make lint: /d' \
+		"$lint_out")
+	[ $lint_rc = 0 ] || grep -q '^FAIL lint: ' "$lint_out" ||
+		record FAIL "host: scripts/lint.sh failed (exit $lint_rc)"
+	rm -f "$lint_out"
+	host "Documentation/netlink/retire.rst is ynl-gen-rst.py's output for the YAML spec" \
+		check_netlink_rst
+	host "the netlink spec validates against the kernel's genetlink schema" \
+		check_netlink_schema
+	host "Documentation/*.rst parses without a warning" \
+		scripts/check-rst.py Documentation/*.rst
+	host "every man page renders without a warning" check_man_pages
+	host "every function of libretire.map has a man page" check_man_functions
+	host "retirectl -h lists every command of its table" check_retirectl_help
+	# retirectl without the module: its JSON printers fed known values, and
+	# its command line's usage errors (2) and failed calls (1)
+	host "retirectl's JSON is valid, escaped, with the spec's keys; bad arguments exit 2" \
+		userspace/tests/retirectl_json.py
+	# a DESTDIR install: the module and its index, the udev rule, the
+	# library's layout, SONAME, symbol versions, retirectl without RUNPATH,
+	# a program built with pkg-config's flags (shared and static) that runs
+	# the latency API; then an uninstall that leaves nothing it made
+	host "make install (retire.ko indexed with its aliases, udev rule, SONAME, LIBRETIRE_1.0 to 1.3 symbols, retirectl without RUNPATH, a pkg-config program shared and static) and make uninstall (nothing left) pass scripts/install-test.sh" \
+		scripts/install-test.sh
+	host "dkms build makes retire.ko for stock 6.1 from make dkms-src's tree, the host's DKMS state untouched (scripts/dkms-test.sh)" \
+		scripts/dkms-test.sh
+	host "all $(find scripts/plants -name '*.patch' | wc -l) planted faults apply to the module's code" \
+		check_plants_apply
+
+	wait $model_pid
+	step "$(cat "$model_out")" "spin exhausts the protocol model (beside the above)"
+	if [ "$(cat "$model_out.rc")" = 0 ]; then
+		record PASS "host: spin exhausts the protocol model, no claim violated ($(paste -sd';' "$model_out.out"))"
+	else
+		sed 's/^/    /' "$model_out.out"
+		record FAIL "host: scripts/model-check.sh"
+	fi
+	rm -f "$model_out" "$model_out".*
+	close_group
 fi
-# the protocol model: every interleaving of Documentation/model/retire.pml
-if out=$(scripts/model-check.sh -q 2>&1); then
-	record PASS "host: spin exhausts the protocol model, no claim violated (${out//$'\n'/; })"
-else
-	echo "    ${out//$'\n'/$'\n'    }"
-	record FAIL "host: scripts/model-check.sh"
-fi
-close_group "host"
 
 # --- each kernel ---------------------------------------------------------
+# what the guests run is built here (the host group built it already,
+# unless only a part of the run was asked for): the guest cannot write
+if want kernels || want bench || want plants; then
+	group=build
+	timed "build libretire, retirectl and the kselftests" check_builds ||
+		die "userspace or the selftests failed to build"
+fi
 for k in $kernels; do
+	want kernels || break
 	start_group "kernel $k"
 	res=$RETIRE_BUILD/results/$k
 	mkdir -p "$res"
-	if ! moddir=$(scripts/build-module.sh "$k"); then
+	if ! moddir=$(timed "build retire.ko for $k" scripts/build-module.sh "$k"); then
 		record FAIL "$k: retire.ko builds with W=1 and no warnings"
-		close_group "kernel $k"
+		close_group
 		continue
 	fi
 	record PASS "$k: retire.ko builds with W=1 and no warnings"
 
-	bound=600
-	[ "$k" = debug ] && bound=2700
-	scripts/vm-run.sh -k "$k" -e -m "$moddir" -t "$bound" -o "$res" -- \
-		scripts/guest-check.sh "$moddir" >"$res/vm-run.log" 2>&1
-	sed 's/^/  | /' "$res/vm-run.log" | grep -v '^  | # ' | tail -n 40
+	sel=
+	for s in $suites; do [ "$s" = install ] || sel="$sel $s"; done
+	if [ -z "$suites" ] || [ -n "$sel" ]; then
+		bound=600
+		[ "$k" = debug ] && bound=2700
+		t0=$SECONDS
+		# shellcheck disable=SC2086 # the suites are words
+		scripts/vm-run.sh -k "$k" -e -m "$moddir" -t "$bound" -o "$res" -- \
+			scripts/guest-check.sh "$moddir" $sel >"$res/vm-run.log" 2>&1
+		vm_secs=$((SECONDS - t0))
+		sed 's/^/  | /' "$res/vm-run.log" | grep -v '^  | # ' | tail -n 40
+		suite_secs=0
+		while IFS= read -r line; do
+			case $line in
+			"PASS "* | "FAIL "* | "SKIP "*)
+				record "${line%% *}" "$k: ${line#* }" ;;
+			"time "*)
+				line=${line#time }
+				suite_secs=$((suite_secs + ${line%% *}))
+				step "${line%% *}" "$k: ${line#* }" ;;
+			"  | "*) echo "  $line" ;;	# what a failed case logged
+			esac
+		done < <(scripts/results.py "$res")
+		step $((vm_secs - suite_secs)) "$k: the suites' boot, module load, unload and leak scan"
 
-	while IFS= read -r line; do
-		case $line in
-		"PASS "* | "FAIL "* | "SKIP "*)
-			record "${line%% *}" "$k: ${line#* }" ;;
-		"  | "*) echo "  $line" ;;	# what a failed case logged
-		esac
-	done < <(scripts/results.py "$res")
-
-	if [ "$(cat "$res/unload" 2>/dev/null)" = ok ]; then
-		record PASS "$k: retire.ko unloads after the tests"
-	else
-		record FAIL "$k: retire.ko unloads after the tests"
-	fi
-	if [ -e "$res/problems" ] && ! grep -qv 'retire.ko did not unload' "$res/problems"; then
-		record PASS "$k: no kernel report, leak, taint or timeout"
-	else
-		record FAIL "$k: no kernel report, leak, taint or timeout"
-		sed 's/^/    /' "$res/problems" 2>/dev/null
+		if [ "$(cat "$res/unload" 2>/dev/null)" = ok ]; then
+			record PASS "$k: retire.ko unloads after the tests"
+		else
+			record FAIL "$k: retire.ko unloads after the tests"
+		fi
+		if [ -e "$res/problems" ] && ! grep -qv 'retire.ko did not unload' "$res/problems"; then
+			record PASS "$k: no kernel report, leak, taint or timeout"
+		else
+			record FAIL "$k: no kernel report, leak, taint or timeout"
+			sed 's/^/    /' "$res/problems" 2>/dev/null
+		fi
 	fi
 
 	# a second boot, nothing loaded: the real make install, autoload by
 	# open and by genetlink, a member of the group without root, make
 	# uninstall (stock kernels: the debug one has no /lib/modules tree)
-	if [ "$k" != debug ]; then
+	if [ "$k" != debug ] && want_suite install; then
 		ilog=$RETIRE_BUILD/results/install-$k.log
-		scripts/install-vm.sh -k "$k" >"$ilog" 2>&1
+		timed "$k: make install in a second boot (scripts/install-vm.sh)" \
+			scripts/install-vm.sh -k "$k" >"$ilog" 2>&1
 		irc=$?
 		nok=$(grep -c '^ok ' "$ilog")
 		bad=$(grep -E '^(FAIL|problem:) ' "$ilog")
@@ -242,44 +340,49 @@ for k in $kernels; do
 			record FAIL "$k: install: scripts/install-vm.sh failed (see $ilog)"
 		fi
 	fi
-	close_group "kernel $k"
+	close_group
 done
 
 # --- the benchmark runs (tiny: it proves nothing about speed) --------------
-if [[ " $kernels " == *" 6.12 "* ]]; then
-	start_group "bench"
+if want bench && [[ " $kernels " == *" 6.12 "* ]]; then
+	start_group bench
 	blog=$RETIRE_BUILD/results/bench-tiny.log
-	mkdir -p "$(dirname "$blog")"
-	if scripts/bench.sh -k 6.12 -t >"$blog" 2>&1 &&
+	if timed "6.12: make bench at a tiny size" scripts/bench.sh -k 6.12 -t >"$blog" 2>&1 &&
 		grep -q '^retire: kernel bytes per unretired request' "$blog"; then
 		record PASS "6.12: make bench's retire_bench runs every row at a tiny size"
 	else
 		record FAIL "6.12: retire_bench failed at a tiny size (see $blog)"
 	fi
-	close_group "bench"
+	close_group
 fi
 
 # --- the harness bites: each planted fault must fail its run ---------------
-start_group "plants"
-nplants=$(scripts/plant.sh -l | wc -l)
-plog=$RETIRE_BUILD/results/plants.log
-mkdir -p "$(dirname "$plog")"
-scripts/plant.sh -k "$kernels" -a >"$plog" 2>&1
-seen=0
-while read -r v rest; do
-	case $v in
-	PASS | FAIL | SKIP) record "$v" "$rest" && seen=$((seen + 1)) ;;
-	*) echo "  $v $rest" ;;
-	esac
-done <"$plog"
-# a plant that printed no verdict was not shown to be caught
-[ "$seen" = "$nplants" ] ||
-	record FAIL "plants: $((nplants - seen)) of $nplants gave no verdict (see $plog)"
-close_group "plants"
+if want plants; then
+	start_group plants
+	# shellcheck disable=SC2086 # the plants are words
+	if [ -n "$plants" ]; then set -- $plants; else set -- -a; fi
+	nplants=$#
+	[ "$1" != -a ] || nplants=$(find scripts/plants -name '*.patch' | wc -l)
+	plog=$RETIRE_BUILD/results/plants.log
+	scripts/plant.sh -k "$kernels" "$@" >"$plog" 2>&1
+	seen=$(grep -cE '^(PASS|FAIL|SKIP) plant ' "$plog")
+	relay "" <"$plog"
+	# a plant that printed no verdict was not shown to be caught
+	[ "$seen" -ge "$nplants" ] ||
+		record FAIL "plants: $((nplants - seen)) of $nplants gave no verdict (see $plog)"
+	close_group
+fi
 
 echo
-echo "=== summary"
+echo "=== time"
+printf '%-14s %4s %10s %10s %13s\n' group results "" "" seconds
 printf '%s\n' "${summary[@]}"
+printf '%-14s %4d passed %3d failed %3d skipped %6d s\n' all \
+	$total_pass $total_fail $total_skip $(($(date +%s) - run_start))
+echo
+echo "the ten slowest steps (all of them: $steps)"
+sort -t$'\t' -k1,1nr "$steps" | head -n 10 |
+	awk -F'\t' '{ printf "%6d s  %-14s %s\n", $1, $2, $3 }'
 echo
 echo "$total_pass passed, $total_fail failed, $total_skip skipped"
 [ "$total_fail" = 0 ]

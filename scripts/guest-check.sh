@@ -1,15 +1,27 @@
-#!/bin/sh
+#!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
 # Runs inside the test VM (scripts/vm-run.sh has loaded retire.ko), from the
 # top of the tree: the KUnit suites where the kernel has KUnit, then every
-# kselftest. Results land in /tmp/out for scripts/check.sh to count.
+# kselftest. Results land in /tmp/out for scripts/check.sh to count, with
+# the times: $O/times ("SECONDS NAME" lines) and $O/selftests.times (each
+# line of the runner's TAP after the second it was printed in).
 #
-#   guest-check.sh MODDIR
+#   guest-check.sh MODDIR [SUITE...]
+#
+# SUITEs pick what runs: kselftest programs (ring_test, campaigns.sh) and
+# "kunit" for the KUnit suites; none: everything.
 O=/tmp/out
 moddir=$1
+shift
+want() {
+	for s in $suites; do [ "$s" = "$1" ] && return 0; done
+	return 1
+}
+suites=$*
 
-if [ -e "$moddir/retire_kunit.ko" ]; then
+if [ -e "$moddir/retire_kunit.ko" ] && { [ -z "$suites" ] || want kunit; }; then
+	t0=$(date +%s)
 	if [ ! -d /sys/kernel/debug/kunit ]; then
 		echo "guest-check: KUnit has no debugfs directory" >&2
 	fi
@@ -24,6 +36,7 @@ if [ -e "$moddir/retire_kunit.ko" ]; then
 		echo "guest-check: insmod retire_kunit.ko failed" >&2
 		echo "not ok 1 retire_kunit.ko did not load" >"$O/kunit-load.ktap"
 	fi
+	echo "$(($(date +%s) - t0)) kunit: retire_kunit.ko's suites" >>"$O/times"
 fi
 
 # the kselftest way, lib.mk's run_tests: the tree is read-only here and
@@ -36,5 +49,29 @@ fi
 [ -e /dev/fd ] || ln -s /proc/self/fd /dev/fd
 [ -e /dev/stdout ] || ln -s /proc/self/fd/1 /dev/stdout
 [ -e /dev/stderr ] || ln -s /proc/self/fd/2 /dev/stderr
-make -s -C selftests run_tests 2>&1 | cat >"$O/selftests.tap"
+progs=''
+scripts=''
+for s in $suites; do
+	case $s in
+	kunit) ;;
+	*.sh) scripts="$scripts $s" ;;
+	*) progs="$progs $s" ;;
+	esac
+done
+# no SUITE: lib.mk's own lists; else only those named (kunit alone: none)
+if [ -z "$suites" ]; then
+	set --
+else
+	set -- TEST_GEN_PROGS="$progs" TEST_PROGS="$scripts"
+fi
+if [ -z "$suites" ] || [ -n "$progs$scripts" ]; then
+	# each line as it comes, and the second it came in
+	make -s -C selftests run_tests "$@" 2>&1 |
+		while IFS= read -r line; do
+			printf '%s\n' "$line"
+			printf '%s %s\n' "$EPOCHSECONDS" "$line" >&3
+		done >"$O/selftests.tap" 3>"$O/selftests.times"
+else
+	: >"$O/selftests.none"
+fi
 echo "guest-check: selftests done"

@@ -18,6 +18,11 @@ case of its own (a crash, a timeout), counts as one failure: a test that
 did not run never passes. So does a selftests.tap with no program's
 result at all (the runner did not start), or fewer than its plan says (it
 was stopped).
+
+Then one line per timed step of the run, "time <seconds> <name>": what
+OUTDIR/times holds (the KUnit suites' load) and each kselftest program,
+from the second its runner announced it to the second of its result
+(OUTDIR/selftests.times: each TAP line after the second it was printed).
 """
 import glob
 import os
@@ -39,6 +44,12 @@ def verdict(ok, directive):
     return 'FAIL'
 
 
+def why(v, directive):
+    """A skip says why: its directive's reason, after the name."""
+    reason = (directive or '').strip()[len('SKIP'):].strip()
+    return ' (skipped: %s)' % reason if v == 'SKIP' and reason else ''
+
+
 def kunit(path, out):
     suite = os.path.basename(path)[len('kunit-'):-len('.ktap')]
     cases = 0
@@ -51,8 +62,9 @@ def kunit(path, out):
             continue
         if indent == 4:
             cases += 1
-            out.append((verdict(m.group(1), m.group(5)),
-                        'kunit %s.%s' % (suite, m.group(3))))
+            v = verdict(m.group(1), m.group(5))
+            out.append((v, 'kunit %s.%s%s' % (suite, m.group(3),
+                                              why(v, m.group(5)))))
         elif indent == 0:
             top = m.group(1)
     if cases == 0 or (top == 'not ok' and
@@ -78,7 +90,7 @@ def kselftests(path, out):
                 prog_cases += 1
                 v = verdict(m.group(1), m.group(5))
                 prog_fail |= v == 'FAIL'
-                out.append((v, 'kselftest %s' % m.group(3)))
+                out.append((v, 'kselftest %s%s' % (m.group(3), why(v, m.group(5)))))
                 if v == 'FAIL':
                     out.extend(('  |', d) for d in logged[-DETAIL_LINES:])
                 logged = []
@@ -111,6 +123,36 @@ def kselftests(path, out):
                     'reported)' % (progs, plan)))
 
 
+PROG_START = re.compile(r'^# selftests: [^:]*: (\S+)$')
+PROG_END = re.compile(r'^(?:not ok|ok) \d+ selftests: [^:]*: (\S+)')
+
+
+def times(outdir):
+    out = []
+    path = os.path.join(outdir, 'times')
+    if os.path.exists(path):
+        for line in open(path, errors='replace'):
+            secs, _, name = line.strip().partition(' ')
+            if secs.isdigit() and name:
+                out.append((int(secs), name))
+    path = os.path.join(outdir, 'selftests.times')
+    if os.path.exists(path):
+        start = {}
+        for line in open(path, errors='replace'):
+            stamp, _, text = line.rstrip('\n').partition(' ')
+            if not stamp.isdigit():
+                continue
+            m = PROG_START.match(text)
+            if m:
+                start[m.group(1)] = int(stamp)
+                continue
+            m = PROG_END.match(text)
+            if m and m.group(1) in start:
+                out.append((int(stamp) - start.pop(m.group(1)),
+                            'kselftest: ' + m.group(1)))
+    return out
+
+
 def main(outdir):
     out = []
     for path in sorted(glob.glob(os.path.join(outdir, 'kunit-*.ktap'))):
@@ -118,6 +160,8 @@ def main(outdir):
     tap = os.path.join(outdir, 'selftests.tap')
     if os.path.exists(tap):
         kselftests(tap, out)
+    elif os.path.exists(os.path.join(outdir, 'selftests.none')):
+        pass        # no kselftest was asked for (make check SUITE=kunit)
     else:
         out.append(('FAIL', 'kselftests (no output: the VM run did not reach them)'))
     for v, name in out:
@@ -125,6 +169,8 @@ def main(outdir):
     print('counts %d %d %d' % (sum(v == 'PASS' for v, _ in out),
                                sum(v == 'FAIL' for v, _ in out),
                                sum(v == 'SKIP' for v, _ in out)))
+    for secs, name in times(outdir):
+        print('time %d %s' % (secs, name))
 
 
 if __name__ == '__main__':
