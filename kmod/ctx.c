@@ -41,8 +41,11 @@ struct workqueue_struct *retire_wq;
 /* every context, open or draining: an engine reset walks them */
 static LIST_HEAD(retire_ctx_list);
 static DEFINE_MUTEX(retire_ctx_list_mutex);
-/* context ids for netlink: never reused while the module is loaded */
-static atomic64_t retire_ctx_ids = ATOMIC64_INIT(0);
+/*
+ * context ids for netlink and the history: never reused while the module
+ * is loaded, and growing along retire_ctx_list (both under its mutex)
+ */
+static u64 retire_ctx_ids;
 
 /**
  * retire_ctx_walk_after() - call @fn on every context after @id
@@ -71,6 +74,7 @@ int retire_ctx_walk_after(u64 id, retire_ctx_visit_t fn, void *arg)
 	mutex_unlock(&retire_ctx_list_mutex);
 	return ret;
 }
+EXPORT_SYMBOL_IF_KUNIT(retire_ctx_walk_after);
 
 /**
  * retire_ctx_stale_locked() - count a stale notification, and tell
@@ -325,7 +329,6 @@ struct retire_ctx *retire_ctx_create(struct retire_engine *engine)
 	INIT_WORK(&ctx->free_work, retire_ctx_free_work);
 	INIT_DELAYED_WORK(&ctx->ntf_work, retire_ctx_ntf_work);
 	INIT_WORK(&ctx->health_work, retire_ctx_health_work);
-	ctx->id = atomic64_inc_return(&retire_ctx_ids);
 	ctx->owner = get_pid(task_tgid(current));
 	ctx->uid = current_euid();
 	get_task_comm(ctx->comm, current);
@@ -364,7 +367,14 @@ struct retire_ctx *retire_ctx_create(struct retire_engine *engine)
 	retire_engine_hold(engine);
 	__module_get(THIS_MODULE);
 	retire_stat_add(NULL, RETIRE_ST_CONTEXTS, 1);
+	/*
+	 * The id is taken where the context joins the list, under the same
+	 * mutex: ids then grow along the list, which the resumable dumps and
+	 * the history's lookup by id rely on. Taken before the allocations
+	 * above, which may sleep, two opens could join in the other order.
+	 */
 	mutex_lock(&retire_ctx_list_mutex);
+	ctx->id = ++retire_ctx_ids;
 	list_add_tail(&ctx->node, &retire_ctx_list);
 	mutex_unlock(&retire_ctx_list_mutex);
 	retire_debugfs_ctx_add(ctx);

@@ -2,6 +2,9 @@
 /*
  * KUnit: contexts and the engines they bind to (ctx.c, engine.c).
  */
+#include <linux/completion.h>
+#include <linux/kthread.h>
+
 #include "kunit_fixture.h"
 
 /* ---- retire_ctx: one context per open file description ---------------- */
@@ -32,6 +35,83 @@ static void retire_ctx_each_create_is_distinct(struct kunit *test)
 	KUNIT_EXPECT_PTR_NE(test, a, b);
 	retire_ctx_release(b);
 	retire_ctx_release(a);
+}
+
+#define RETIRE_CREATORS		2
+#define RETIRE_CREATES		32
+
+struct retire_creator {
+	struct retire_ctx *ctx[RETIRE_CREATES];
+	struct completion done;
+};
+
+static int retire_creator_fn(void *arg)
+{
+	struct retire_creator *c = arg;
+	int i;
+
+	for (i = 0; i < RETIRE_CREATES; i++) {
+		c->ctx[i] = retire_ctx_create(&retire_test_engine);
+		if (IS_ERR(c->ctx[i]))
+			c->ctx[i] = NULL;
+	}
+	complete(&c->done);
+	return 0;
+}
+
+struct retire_id_order {
+	u64 last;
+	unsigned int seen, backwards;
+};
+
+static int retire_id_order_visit(struct retire_ctx *ctx, void *arg)
+{
+	struct retire_id_order *o = arg;
+
+	o->backwards += ctx->id <= o->last;
+	o->last = ctx->id;
+	o->seen++;
+	return 0;
+}
+
+/*
+ * Contexts created at once on two CPUs join the module's list in the
+ * order of their ids: the resumable netlink dumps and the history's
+ * lookup by id walk it in that order and stop past an id. An id taken
+ * before the create's allocations (which sleep, and under KASAN take
+ * long) let a later id join first: a dump resumed after it skipped the
+ * earlier context, and the history of a live one answered -ENOENT.
+ */
+static void retire_ctx_ids_grow_along_the_list(struct kunit *test)
+{
+	struct retire_creator *c;
+	struct retire_id_order o = {};
+	struct task_struct *t[RETIRE_CREATORS];
+	int i, j, made = 0;
+
+	c = kunit_kcalloc(test, RETIRE_CREATORS, sizeof(*c), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, c);
+	for (i = 0; i < RETIRE_CREATORS; i++) {
+		init_completion(&c[i].done);
+		t[i] = kthread_run_on_cpu(retire_creator_fn, &c[i],
+					  i % num_online_cpus(), "retire_create/%u");
+		KUNIT_ASSERT_FALSE(test, IS_ERR(t[i]));
+	}
+	for (i = 0; i < RETIRE_CREATORS; i++)
+		wait_for_completion(&c[i].done);
+
+	retire_ctx_walk_after(0, retire_id_order_visit, &o);
+	for (i = 0; i < RETIRE_CREATORS; i++)
+		for (j = 0; j < RETIRE_CREATES; j++)
+			made += !!c[i].ctx[j];
+	KUNIT_EXPECT_EQ(test, made, RETIRE_CREATORS * RETIRE_CREATES);
+	KUNIT_EXPECT_GE(test, o.seen, (unsigned int)made);
+	KUNIT_EXPECT_EQ(test, o.backwards, 0U);
+
+	for (i = 0; i < RETIRE_CREATORS; i++)
+		for (j = 0; j < RETIRE_CREATES; j++)
+			if (c[i].ctx[j])
+				retire_ctx_release(c[i].ctx[j]);
 }
 
 static void retire_test_engine_release(struct retire_engine *e)
@@ -96,6 +176,7 @@ static void retire_engine_gone_is_never_bound_nor_its_id_reused(struct kunit *te
 static struct kunit_case retire_ctx_cases[] = {
 	KUNIT_CASE(retire_ctx_starts_at_module_caps),
 	KUNIT_CASE(retire_ctx_each_create_is_distinct),
+	KUNIT_CASE(retire_ctx_ids_grow_along_the_list),
 	KUNIT_CASE(retire_engine_gone_is_never_bound_nor_its_id_reused),
 	{}
 };
