@@ -42,7 +42,8 @@
 #                   engine knobs, resets and limits changes
 #                   (FUZZ_SECONDS=600, FUZZ_SEED=the time)
 #   make stress     10 minutes of the stress mix on the debug kernel, then
-#                   a 1,000-kill storm (STRESS_SEED=the time)
+#                   a 1,000-kill storm and 200 rounds of the edu device
+#                   removed under cancels (STRESS_SEED=the time)
 #   make bench      the benchmark against io_uring on stock 6.1 and 6.12,
 #                   one guest boot each, in wall time; then on 6.12 in
 #                   guest instructions (Documentation/performance.rst)
@@ -98,6 +99,7 @@ stress:
 	scripts/deps.sh
 	scripts/campaign.sh -k debug stress -s $(STRESS_SEED) -t 600
 	scripts/campaign.sh -k debug killstorm -s $(STRESS_SEED) -k 1000
+	scripts/campaign.sh -k debug removal -s $(STRESS_SEED) -r 200
 
 bench:
 	scripts/deps.sh

@@ -118,7 +118,8 @@ enum retire_edu_step {
  * @checksum:	FNV-1a-64 of what reached the device so far
  * @step:	enum retire_edu_step of the chunk at @done
  *
- * Owned by the device's step work once it is retire_edu.cur.
+ * Owned by the device's step work once it is retire_edu.cur, and by
+ * retire_edu_remove() once it took it off the queue.
  */
 struct retire_edu_job {
 	struct retire_slot slot;
@@ -543,13 +544,11 @@ out_free:
 static void retire_edu_remove(struct pci_dev *pdev)
 {
 	struct retire_edu *edu = pci_get_drvdata(pdev);
-	struct retire_edu_job *job, *tmp;
-	LIST_HEAD(ended);
+	struct retire_edu_job *job;
 	u64 cmd;
 
 	spin_lock_irq(&edu->lock);
 	edu->gone = true;
-	list_splice_init(&edu->queue, &ended);
 	spin_unlock_irq(&edu->lock);
 	/* from here start() ends new work at once; nothing new is commanded */
 	cancel_work_sync(&edu->work);
@@ -574,17 +573,33 @@ static void retire_edu_remove(struct pci_dev *pdev)
 			       edu->map_dir);
 		edu->map = 0;
 	}
-	if (edu->cur)
-		list_add(&edu->cur->node, &ended);
+	spin_lock_irq(&edu->lock);
+	job = edu->cur;
 	edu->cur = NULL;
 	edu->busy = false;
+	spin_unlock_irq(&edu->lock);
 	dma_free_coherent(&pdev->dev, EDU_BUF_SIZE, edu->scratch,
 			  edu->scratch_dma);
 	edu->pdev = NULL;
 
 	/* no access follows: each ends with a reset outcome and may retire */
-	list_for_each_entry_safe(job, tmp, &ended, node) {
-		list_del_init(&job->node);
+	if (job)
+		retire_edu_report(job, -ECANCELED, true);
+	/*
+	 * The queued ones, each taken off the queue under the lock, so that
+	 * a cancel either stops it there first (it never reached the
+	 * device) or finds it taken; never both. A walk of a list of its own
+	 * without the lock let a cancel unlink a job under it.
+	 */
+	for (;;) {
+		spin_lock_irq(&edu->lock);
+		job = list_first_entry_or_null(&edu->queue,
+					       struct retire_edu_job, node);
+		if (job)
+			list_del_init(&job->node);
+		spin_unlock_irq(&edu->lock);
+		if (!job)
+			break;
 		retire_edu_report(job, -ECANCELED, true);
 	}
 	dev_info(&pdev->dev, "edu removed after %lld transfers (%lld bounced)\n",

@@ -13,6 +13,8 @@
 #   fuzz      selftests/fuzz ARGS (default: -s 1 -t 60 --root-knobs)
 #   killstorm selftests/killstorm ARGS (default: -s 1 -k 100)
 #   stress    selftests/fuzz --stress ARGS (default: -s 1 -t 60)
+#   removal   selftests/removal ARGS (default: -s 1 -r 100), with QEMU's
+#             edu device
 #
 # The run's files stay in build/results/campaign-NAME/ (output,
 # console.log, dmesg, problems, ...). Exit status: the VM run's.
@@ -20,7 +22,7 @@ set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
 usage() {
-	die "usage: campaign.sh [-k debug|6.1|6.12] fuzz|killstorm|stress [ARGS...]"
+	die "usage: campaign.sh [-k debug|6.1|6.12] fuzz|killstorm|stress|removal [ARGS...]"
 }
 
 kernel=6.12
@@ -49,6 +51,10 @@ killstorm)
 	prog=killstorm
 	[ $# -gt 0 ] || set -- -s 1 -k 100
 	;;
+removal)
+	prog=removal
+	[ $# -gt 0 ] || set -- -s 1 -r 100
+	;;
 *)
 	usage
 	;;
@@ -65,6 +71,7 @@ for ((i = 0; i < ${#args[@]}; i++)); do
 	case ${args[$i]} in
 	-t) secs=${args[$((i + 1))]} ;;
 	-k) kills=${args[$((i + 1))]} ;;
+	-r) secs=${args[$((i + 1))]} ;;	# a removal round: under a second
 	esac
 done
 [ "$prog" = killstorm ] && secs=$((kills / 2 + 60))
@@ -74,14 +81,14 @@ debug) bound=$((secs * 2 + 600)) ;;
 esac
 
 make -s -C "$RETIRE_TOP/userspace" >/dev/null
-make -s -C "$RETIRE_TOP/selftests" fuzz killstorm >/dev/null
+make -s -C "$RETIRE_TOP/selftests" fuzz killstorm removal >/dev/null
 moddir=$("$RETIRE_TOP/scripts/build-module.sh" "$kernel")
 out=$RETIRE_BUILD/results/campaign-$name
 mkdir -p "$out"
 
 echo "campaign: $name on $kernel: selftests/$prog $* (bound ${bound} s)" >&2
 rc=0
-"$RETIRE_TOP/scripts/vm-run.sh" -k "$kernel" \
+"$RETIRE_TOP/scripts/vm-run.sh" -k "$kernel" -e \
 	-m "$moddir" -t "$bound" -o "$out" -- "selftests/$prog" "$@" || rc=$?
 
 if [ $rc = 0 ]; then
@@ -89,7 +96,7 @@ if [ $rc = 0 ]; then
 else
 	echo "campaign: $name on $kernel FAILED, exit $rc (files in $out):"
 	sed 's/^/  /' "$out/problems" 2>/dev/null || true
-	grep -E '^(fuzz|killstorm): (FAIL|balance)' "$out/output" 2>/dev/null |
+	grep -E '^(fuzz|killstorm|removal): (FAIL|balance)' "$out/output" 2>/dev/null |
 		sed 's/^/  /' || true
 fi
 exit $rc

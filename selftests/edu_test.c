@@ -16,7 +16,6 @@
  * A transfer takes about 100 ms of the guest's virtual time: requests are
  * a few pages at most.
  */
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -31,59 +30,15 @@
 #include "kselftest_harness.h"
 #include "retire_test.h"
 
-#define MAX_ENGINES	16
 #define EDU_MASK	((1ULL << 28) - 1)
 #define EDU_CHUNK	2048	/* the most one transfer moves */
 #define EDU_PARAM	"/sys/module/retire/parameters/edu_drop_irq"
-
-/* is QEMU's edu device (1234:11e8) on this machine's PCI bus? */
-static int edu_present(void)
-{
-	char path[300], id[16];
-	struct dirent *d;
-	int found = 0;
-	DIR *dir;
-	FILE *f;
-
-	dir = opendir("/sys/bus/pci/devices");
-	if (!dir)
-		return 0;
-	while (!found && (d = readdir(dir))) {
-		if (d->d_name[0] == '.')
-			continue;
-		snprintf(path, sizeof(path), "/sys/bus/pci/devices/%s/device",
-			 d->d_name);
-		f = fopen(path, "r");
-		if (!f)
-			continue;
-		if (fgets(id, sizeof(id), f) && !strncmp(id, "0x11e8", 6))
-			found = 1;
-		fclose(f);
-	}
-	closedir(dir);
-	return found;
-}
-
-/* the first edu engine listed, into *@out; 0 or -ENOENT */
-static int edu_engine(struct retire *r, struct retire_engine_info *out)
-{
-	struct retire_engine_info e[MAX_ENGINES];
-	int n, i;
-
-	n = retire_list_engines(r, e, MAX_ENGINES);
-	for (i = 0; i < n && i < MAX_ENGINES; i++)
-		if (!strcmp(e[i].name, "edu")) {
-			*out = e[i];
-			return 0;
-		}
-	return -ENOENT;
-}
 
 /* wait (at most @ms) for an edu engine to be listed */
 static int edu_wait_engine(struct retire *r, struct retire_engine_info *out,
 			   unsigned int ms)
 {
-	return RT_POLL_UNTIL(!edu_engine(r, out), ms, 1) ? 0 : -ETIMEDOUT;
+	return RT_POLL_UNTIL(!rt_edu_engine(r, out), ms, 1) ? 0 : -ETIMEDOUT;
 }
 
 /* the transfers a request of [off, off + len) makes: per chunk within a
@@ -110,7 +65,7 @@ FIXTURE_SETUP(edu)
 
 	memset(&self->log, 0, sizeof(self->log));
 	RT_OPEN_OR_SKIP(self->r);
-	if (!edu_present())
+	if (!rt_edu_present())
 		SKIP(return, "no edu PCI device (vm-run.sh -e gives one)");
 	/* a test before may have removed it and rescanned */
 	ASSERT_EQ(0, edu_wait_engine(self->r, &self->e, 3000));
@@ -156,7 +111,7 @@ TEST_F(edu, the_device_is_an_engine_with_its_dma_mask)
 	ASSERT_EQ(0, retire_get_engine(self->r, &id));
 	EXPECT_EQ(self->e.id, id);
 	/* listed before this context was bound to it: now one more */
-	ASSERT_EQ(0, edu_engine(self->r, &now));
+	ASSERT_EQ(0, rt_edu_engine(self->r, &now));
 	EXPECT_EQ(self->e.contexts + 1, now.contexts);
 }
 
@@ -208,7 +163,7 @@ TEST_F(edu, dma_moves_the_bytes_the_access_flags_allow)
 	want = edu_transfers(100, 5000, RETIRE_DEV_WRITE) +
 	       edu_transfers(RT_PAGE + 17, 3000, RETIRE_DEV_READ) +
 	       edu_transfers(8000, 4000, RETIRE_DEV_READ | RETIRE_DEV_WRITE);
-	ASSERT_EQ(0, edu_engine(self->r, &after));
+	ASSERT_EQ(0, rt_edu_engine(self->r, &after));
 	EXPECT_EQ(self->e.transfers + want, after.transfers);
 	TH_LOG("%llu transfers by DMA, %llu of them bounced",
 	       (unsigned long long)(after.transfers - self->e.transfers),
@@ -274,7 +229,7 @@ TEST_F(edu, a_buffer_beyond_the_dma_mask_is_bounced_both_ways)
 		want[i] = (unsigned char)(i * 13 + 1);
 	EXPECT_EQ(rt_fnv1a64(want, RT_PAGE), c.checksum);
 	EXPECT_EQ(-1, rt_check_pattern(page, RT_PAGE, 0x77));
-	ASSERT_EQ(0, edu_engine(self->r, &after));
+	ASSERT_EQ(0, rt_edu_engine(self->r, &after));
 	EXPECT_EQ(self->e.transfers +
 		  edu_transfers(0, RT_PAGE, RETIRE_DEV_READ | RETIRE_DEV_WRITE),
 		  after.transfers);
@@ -316,7 +271,7 @@ TEST_F(edu, a_queued_request_cancels_and_a_moving_one_runs_on)
 			     &ca, 5000));
 	/* it ran to its end; the cancel made its result unpublishable */
 	EXPECT_EQ(RETIRE_OUTCOME_STALE, ca.outcome);
-	ASSERT_EQ(0, edu_engine(self->r, &after));
+	ASSERT_EQ(0, rt_edu_engine(self->r, &after));
 	EXPECT_EQ(self->e.transfers +
 		  edu_transfers(0, RT_PAGE, RETIRE_DEV_WRITE), after.transfers);
 	EXPECT_EQ(0, retire_retire_request(self->r, ha));
@@ -335,7 +290,7 @@ static int edu_remove(struct retire *r, const struct retire_engine_info *e)
 	ret = rt_write_file(path, "1");
 	if (ret)
 		return ret;
-	if (!edu_engine(r, &now) && now.id == e->id)
+	if (!rt_edu_engine(r, &now) && now.id == e->id)
 		return -EBUSY;
 	return 0;
 }

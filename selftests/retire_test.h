@@ -10,6 +10,7 @@
 #ifndef RETIRE_TEST_H
 #define RETIRE_TEST_H
 
+#include <dirent.h>
 #include <errno.h>
 #include <limits.h>
 #include <poll.h>
@@ -953,6 +954,53 @@ static inline __u64 rt_xorshift64(__u64 *s)
 static inline unsigned int rt_rand(__u64 *s, unsigned int n)
 {
 	return n ? (unsigned int)(rt_xorshift64(s) % n) : 0;
+}
+
+/* ---- QEMU's edu device ------------------------------------------------- */
+
+/* is QEMU's edu device (1234:11e8) on this machine's PCI bus? */
+static inline bool rt_edu_present(void)
+{
+	char path[300], id[16];
+	struct dirent *d;
+	bool found = false;
+	DIR *dir;
+	FILE *f;
+
+	dir = opendir("/sys/bus/pci/devices");
+	if (!dir)
+		return false;
+	while (!found && (d = readdir(dir))) {
+		if (d->d_name[0] == '.')
+			continue;
+		snprintf(path, sizeof(path), "/sys/bus/pci/devices/%s/device",
+			 d->d_name);
+		f = fopen(path, "r");
+		if (!f)
+			continue;
+		found = fgets(id, sizeof(id), f) && !strncmp(id, "0x11e8", 6);
+		fclose(f);
+	}
+	closedir(dir);
+	return found;
+}
+
+#define RT_MAX_ENGINES	16
+
+/* the first edu engine listed, into *@out; 0 or -ENOENT */
+static inline int rt_edu_engine(struct retire *r,
+				struct retire_engine_info *out)
+{
+	struct retire_engine_info e[RT_MAX_ENGINES];
+	int n, i;
+
+	n = retire_list_engines(r, e, RT_MAX_ENGINES);
+	for (i = 0; i < n && i < RT_MAX_ENGINES; i++)
+		if (!strcmp(e[i].name, "edu")) {
+			*out = e[i];
+			return 0;
+		}
+	return -ENOENT;
 }
 
 #endif /* RETIRE_TEST_H */
