@@ -255,20 +255,46 @@ static int retire_buf_reg_check(const struct retire_buf_reg *reg)
 	return 0;
 }
 
+/**
+ * retire_buf_pool_put_locked() - a buffer comes back to its pool, FREE
+ * @ctx:	its context
+ * @buf:	the buffer, registered now or its request retired
+ *
+ * A module buffer goes to the tail of the pool's LRU: the last to be
+ * evicted.
+ */
+void retire_buf_pool_put_locked(struct retire_ctx *ctx, struct retire_buf *buf)
+{
+	lockdep_assert_held(&ctx->lock);
+	buf->state = RETIRE_BUF_FREE;
+	if (!buf->user) {
+		list_add_tail(&buf->lru, &ctx->pool_lru);
+		ctx->pool_free_bytes += buf->len;
+	}
+}
+
+/**
+ * retire_buf_pool_take_locked() - a FREE buffer leaves its pool
+ * @ctx:	its context
+ * @buf:	the buffer
+ * @state:	its new state (a request attached it)
+ */
+void retire_buf_pool_take_locked(struct retire_ctx *ctx,
+				 struct retire_buf *buf, u8 state)
+{
+	lockdep_assert_held(&ctx->lock);
+	if (buf->state == RETIRE_BUF_FREE && !buf->user) {
+		list_del_init(&buf->lru);
+		ctx->pool_free_bytes -= buf->len;
+	}
+	buf->state = state;
+}
+
 /* bytes the pool could give back: every FREE module-allocated buffer */
 static u64 retire_pool_reclaimable_locked(struct retire_ctx *ctx)
 {
-	u64 bytes = 0;
-	u32 idx;
-
 	lockdep_assert_held(&ctx->lock);
-	for (idx = 0; idx < ctx->bufs.nr; idx++) {
-		struct retire_buf *b = retire_slot_get(&ctx->bufs, idx);
-
-		if (b->slot.live && !b->user && b->state == RETIRE_BUF_FREE)
-			bytes += b->len;
-	}
-	return bytes;
+	return ctx->pool_free_bytes;
 }
 
 /* take a FREE buffer out of the table; its memory goes to @m */
@@ -277,6 +303,7 @@ static void retire_buf_remove_locked(struct retire_ctx *ctx,
 				     struct retire_buf_mem *m)
 {
 	lockdep_assert_held(&ctx->lock);
+	retire_buf_pool_take_locked(ctx, buf, RETIRE_BUF_FREE);
 	*m = (struct retire_buf_mem) {
 		.pages = buf->pages,
 		.nr_pages = buf->nr_pages,
@@ -297,32 +324,42 @@ static void retire_buf_remove_locked(struct retire_ctx *ctx,
 				   retire_handle_slot(buf->handle));
 }
 
+/* how many buffers from the head of the pool's LRU give back @need bytes */
+static u32 retire_pool_evict_count_locked(struct retire_ctx *ctx, u64 need)
+{
+	struct retire_buf *b;
+	u32 n = 0;
+
+	lockdep_assert_held(&ctx->lock);
+	list_for_each_entry(b, &ctx->pool_lru, lru) {
+		if (!need)
+			break;
+		need -= min(need, b->len);
+		n++;
+	}
+	return n;
+}
+
 /*
  * Evict least-recently-used FREE module buffers until @need bytes are
  * back, all or nothing: the reclaimable bytes are counted first, and if
  * they do not suffice nothing is touched. Attached, held (borrowed) and
- * quarantined buffers are never candidates. Their memory lands in @out
- * (room for every buffer), freed by the caller outside the lock.
+ * quarantined buffers are never candidates: they are not on the LRU. Their
+ * memory lands in @out, room for retire_pool_evict_count_locked() of
+ * them, freed by the caller outside the lock. Each eviction is O(1).
  */
 static int retire_pool_evict_locked(struct retire_ctx *ctx, u64 need,
 				    struct retire_buf_mem *out, u32 *nr_out)
 {
-	u32 idx, n = 0;
+	struct retire_buf *lru;
+	u32 n = 0;
 
 	lockdep_assert_held(&ctx->lock);
 	if (retire_pool_reclaimable_locked(ctx) < need)
 		return -ENOSPC;
 	while (need) {
-		struct retire_buf *lru = NULL;
-
-		for (idx = 0; idx < ctx->bufs.nr; idx++) {
-			struct retire_buf *b = retire_slot_get(&ctx->bufs, idx);
-
-			if (b->slot.live && !b->user &&
-			    b->state == RETIRE_BUF_FREE &&
-			    (!lru || b->last_used < lru->last_used))
-				lru = b;
-		}
+		lru = list_first_entry_or_null(&ctx->pool_lru,
+					       struct retire_buf, lru);
 		if (WARN_ON_ONCE(!lru))
 			break;
 		need -= min(need, lru->len);
@@ -398,9 +435,9 @@ int retire_buf_register(struct retire_ctx *ctx, struct retire_buf_reg *reg)
 {
 	bool user = reg->flags & RETIRE_BUF_F_USER;
 	struct retire_buf_mem m = {}, *evict = NULL;
-	u32 nr_evict = 0, i, nr_pages;
+	u32 nr_evict = 0, room = 0, nr, i, nr_pages;
 	struct retire_buf *buf;
-	u64 handle;
+	u64 handle, excess;
 	int ret;
 
 	ret = retire_buf_reg_check(reg);
@@ -424,26 +461,36 @@ int retire_buf_register(struct retire_ctx *ctx, struct retire_buf_reg *reg)
 
 	mutex_lock(&ctx->buf_mutex);
 	ret = retire_slot_reserve(&ctx->bufs, 1);
-	if (!ret && !user) {
-		/* room to hand back every buffer, allocated before the lock */
-		evict = kvcalloc(ctx->limits.max_buffers, sizeof(*evict),
-				 GFP_KERNEL);
-		if (!evict)
-			ret = -ENOMEM;
-	}
-	spin_lock_irq(&ctx->lock);
-	if (ret)
-		goto out_unlock;
-	/* again: the context may have changed while the memory came in */
-	ret = retire_buf_bounds_locked(ctx, user, reg->len);
-	if (ret)
-		goto out_unlock;
-	if (!user && retire_pool_excess_locked(ctx, reg->len)) {
-		ret = retire_pool_evict_locked(ctx,
-					       retire_pool_excess_locked(ctx, reg->len),
-					       evict, &nr_evict);
-		if (WARN_ON_ONCE(ret))
+	for (;;) {
+		spin_lock_irq(&ctx->lock);
+		if (ret)
 			goto out_unlock;
+		/* again: the context may have changed while the memory came in */
+		ret = retire_buf_bounds_locked(ctx, user, reg->len);
+		if (ret)
+			goto out_unlock;
+		excess = user ? 0 : retire_pool_excess_locked(ctx, reg->len);
+		if (!excess)
+			break;
+		/*
+		 * Room for the memory of what is evicted, allocated outside
+		 * the lock: as many as the eviction takes, not as many as the
+		 * context may hold. A buffer that came back to the pool
+		 * meanwhile may change the count: then once more.
+		 */
+		nr = retire_pool_evict_count_locked(ctx, excess);
+		if (nr <= room) {
+			ret = retire_pool_evict_locked(ctx, excess, evict,
+						       &nr_evict);
+			if (WARN_ON_ONCE(ret))
+				goto out_unlock;
+			break;
+		}
+		spin_unlock_irq(&ctx->lock);
+		kvfree(evict);
+		evict = kvcalloc(nr, sizeof(*evict), GFP_KERNEL);
+		room = evict ? nr : 0;
+		ret = evict ? 0 : -ENOMEM;
 	}
 	buf = retire_slot_alloc_locked(&ctx->bufs, &handle);
 	if (WARN_ON_ONCE(!buf)) {
@@ -453,13 +500,12 @@ int retire_buf_register(struct retire_ctx *ctx, struct retire_buf_reg *reg)
 	buf->handle = handle;
 	buf->len = reg->len;
 	buf->nr_pages = nr_pages;
-	buf->state = RETIRE_BUF_FREE;
 	buf->user = user;
 	buf->dev_wrote = false;
 	buf->pages = m.pages;
 	buf->mm = m.mm;
 	buf->charged = m.charged;
-	buf->last_used = ++ctx->lru_tick;
+	retire_buf_pool_put_locked(ctx, buf);
 	retire_stat_inc(&ctx->stats, RETIRE_ST_BUFFERS);
 	retire_stat_add(&ctx->stats, user ? RETIRE_ST_PINNED_BYTES :
 					    RETIRE_ST_POOL_BYTES, reg->len);

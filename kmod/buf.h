@@ -35,7 +35,9 @@ enum retire_buf_state {
  * @mm:		user memory: the mm whose VmPin shows it
  * @charged:	user memory: the user charged for it against RLIMIT_MEMLOCK
  *		(NULL with CAP_IPC_LOCK)
- * @last_used:	the pool's recency: registration, attach, borrow
+ * @lru:	a FREE module buffer: on the context's pool_lru, in the order
+ *		the buffers came back to the pool (registered, or their request
+ *		retired); else empty
  */
 struct retire_buf {
 	struct retire_slot slot;
@@ -48,10 +50,13 @@ struct retire_buf {
 	struct page **pages;
 	struct mm_struct *mm;
 	struct user_struct *charged;
-	u64 last_used;
+	struct list_head lru;
 };
 
 int retire_buf_table_init(struct retire_ctx *ctx);
+void retire_buf_pool_put_locked(struct retire_ctx *ctx, struct retire_buf *buf);
+void retire_buf_pool_take_locked(struct retire_ctx *ctx,
+				 struct retire_buf *buf, u8 state);
 int retire_buf_register(struct retire_ctx *ctx, struct retire_buf_reg *reg);
 int retire_buf_unregister(struct retire_ctx *ctx, u64 handle);
 int retire_buf_mmap(struct retire_ctx *ctx, struct vm_area_struct *vma);

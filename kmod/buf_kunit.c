@@ -2,6 +2,10 @@
 /*
  * KUnit: buffers (buf.c): the pool's leases and the pages a device wrote.
  */
+#include <linux/kthread.h>
+#include <linux/mm.h>
+#include <linux/sizes.h>
+
 #include "kunit_fixture.h"
 
 /* ---- retire_pool: leases, least recently used first --------------------- */
@@ -54,8 +58,62 @@ static void retire_pool_refuses_without_evicting_then_evicts_unborrowed(struct k
 			2ULL * PAGE_SIZE);
 }
 
+struct retire_free_watch {
+	unsigned long min_free;	/* pages, the least seen */
+};
+
+static int retire_free_watch_fn(void *arg)
+{
+	struct retire_free_watch *w = arg;
+	struct sysinfo si;
+
+	while (!kthread_should_stop()) {
+		si_meminfo(&si);
+		w->min_free = min(w->min_free, si.freeram);
+		usleep_range(200, 500);
+	}
+	return 0;
+}
+
+/*
+ * A registration takes memory for what it may evict, not for the cap: at
+ * the largest max_buffers the caps allow (RETIRE_SLOT_MAX), a one-page
+ * module buffer in an empty pool must not take more than a little
+ * memory meanwhile. The room for evicted buffers was sized by
+ * max_buffers, 40 bytes each: 671 MB for every registration at that cap.
+ */
+static void retire_pool_registration_memory_does_not_grow_with_the_cap(struct kunit *test)
+{
+	struct retire_fix *f = test->priv;
+	struct retire_buf_reg reg = { .len = PAGE_SIZE };
+	struct retire_free_watch w = { .min_free = ULONG_MAX };
+	struct task_struct *t;
+	struct sysinfo si;
+	unsigned long before;
+	int ret;
+
+	spin_lock_irq(&f->ctx->lock);
+	f->ctx->limits.max_buffers = RETIRE_SLOT_MAX;
+	spin_unlock_irq(&f->ctx->lock);
+	si_meminfo(&si);
+	before = si.freeram;
+	t = kthread_run(retire_free_watch_fn, &w, "retire_free_watch");
+	KUNIT_ASSERT_FALSE(test, IS_ERR(t));
+	/* it has looked once before the registration begins */
+	while (READ_ONCE(w.min_free) == ULONG_MAX)
+		usleep_range(200, 500);
+	ret = retire_buf_register(f->ctx, &reg);
+	kthread_stop(t);
+
+	KUNIT_EXPECT_EQ(test, ret, 0);
+	/* far less than the 64 MiB slack allowed for whatever else runs */
+	KUNIT_EXPECT_LT(test, before > w.min_free ? before - w.min_free : 0,
+			(unsigned long)(SZ_64M >> PAGE_SHIFT));
+}
+
 static struct kunit_case retire_pool_cases[] = {
 	KUNIT_CASE(retire_pool_refuses_without_evicting_then_evicts_unborrowed),
+	KUNIT_CASE(retire_pool_registration_memory_does_not_grow_with_the_cap),
 	{}
 };
 

@@ -323,6 +323,7 @@ struct retire_ctx *retire_ctx_create(struct retire_engine *engine)
 	ctx->ready_tail = RETIRE_SLOT_NONE;
 	INIT_LIST_HEAD(&ctx->waiting);
 	INIT_LIST_HEAD(&ctx->active_list);
+	INIT_LIST_HEAD(&ctx->pool_lru);
 	retire_ctx_timer_init(ctx);
 	init_waitqueue_head(&ctx->waitq);
 	INIT_WORK(&ctx->reap_work, retire_ctx_reap_work);

@@ -72,7 +72,9 @@ struct retire_ring;
  * @revoked_at:	the @intent the last revocation took.
  * @intent:	moves on at every bump and revocation: a request admitted
  *		at the current value has seen no change of intent since.
- * @lru_tick:	the pool's recency clock.
+ * @pool_lru:	the FREE module buffers, least recently back in the pool
+ *		first (struct retire_buf.lru): eviction takes from the head.
+ * @pool_free_bytes: their bytes: what eviction could give back.
  * @node:	on the module's list of contexts (engine resets walk it).
  * @id:		the context's number in netlink messages, never reused.
  * @owner:	the thread group that opened it.
@@ -128,7 +130,8 @@ struct retire_ctx {
 	u64 authority;			/* protected by @lock */
 	u64 revoked_at;			/* protected by @lock */
 	u64 intent;			/* protected by @lock */
-	u64 lru_tick;			/* protected by @lock */
+	struct list_head pool_lru;	/* protected by @lock */
+	u64 pool_free_bytes;		/* protected by @lock */
 	struct list_head node;		/* protected by retire_ctx_list_mutex */
 	u64 id;
 	struct pid *owner;

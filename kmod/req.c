@@ -441,7 +441,7 @@ static void retire_req_retire_locked(struct retire_ctx *ctx,
 {
 	lockdep_assert_held(&ctx->lock);
 	req->state = RETIRE_REQ_RETIRED;
-	req->buf->state = RETIRE_BUF_FREE;
+	retire_buf_pool_put_locked(ctx, req->buf);
 	req->buf = NULL;
 	ctx->unretired--;
 	ctx->reserved_bytes -= req->len;
@@ -623,8 +623,7 @@ int retire_submit_one(struct retire_ctx *ctx, struct retire_sqe *sqe,
 	req->buf = buf;
 	req->intent = ctx->intent;
 	req->t_admit = now;
-	buf->state = RETIRE_BUF_ATTACHED;
-	buf->last_used = ++ctx->lru_tick;
+	retire_buf_pool_take_locked(ctx, buf, RETIRE_BUF_ATTACHED);
 	ctx->unretired++;
 	ctx->reserved_bytes += sqe->len;
 	retire_stat_inc(&ctx->stats, RETIRE_ST_ADMITTED);

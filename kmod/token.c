@@ -97,8 +97,6 @@ int retire_token_borrow(struct retire_ctx *ctx, u64 req_handle, u64 *token)
 			req->tokens++;
 			retire_event_locked(ctx, RETIRE_EV_BORROW, req_handle,
 					    0, *token);
-			/* a borrow refreshes the buffer's place in the pool */
-			req->buf->last_used = ++ctx->lru_tick;
 			retire_stat_inc(&ctx->stats, RETIRE_ST_TOKENS_OUT);
 		}
 	}
