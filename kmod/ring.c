@@ -94,7 +94,8 @@ static void retire_ring_release_mem(struct retire_ring *ring)
 
 	if (ring->mem)
 		vunmap(ring->mem);
-	for (i = 0; i < ring->nr_pages; i++)
+	/* a failed setup may have no page array yet */
+	for (i = 0; ring->pages && i < ring->nr_pages; i++)
 		if (ring->pages[i])
 			__free_page(ring->pages[i]);
 	kvfree(ring->pages);

@@ -321,6 +321,17 @@ static int fn_op_nl_engine(struct fn_state *s)
 	return ret ?: retire_configure_engine(s->nl, &cfg);
 }
 
+/* the rings: their page array, pages and mapping are each allocated */
+static int fn_op_ring_setup(struct fn_state *s)
+{
+	struct retire_ring_setup rs;
+
+	memset(&rs, 0, sizeof(rs));
+	rs.sq_entries = 64;
+	rs.cq_entries = 256;
+	return rt_ioctl(s->fd, RETIRE_IOC_RING_SETUP, &rs);
+}
+
 static const struct fn_op fn_ops[] = {
 	{ "open", NULL, fn_op_open },
 	{ "close_with_work_in_flight", fn_setup_active, fn_op_close },
@@ -338,6 +349,7 @@ static const struct fn_op fn_ops[] = {
 	{ "get_stats", fn_setup_open, fn_op_stats },
 	{ "limits", fn_setup_open, fn_op_limits },
 	{ "epoch", fn_setup_open, fn_op_epoch },
+	{ "ring_setup", fn_setup_open, fn_op_ring_setup },
 	{ "netlink_open", NULL, fn_op_nl_open, true },
 	{ "netlink_stats", fn_setup_nl, fn_op_nl_stats, true },
 	{ "netlink_engine", fn_setup_nl, fn_op_nl_engine, true },
