@@ -2,11 +2,13 @@
 /*
  * Buffers: pages the module allocates (charged to the caller's memory
  * cgroup, mappable with mmap) or the caller's memory pinned long-term. As
- * io_uring does, pinned pages are charged to the registering *user*
+ * io_uring does, both are charged to the registering *user*
  * (user->locked_vm against RLIMIT_MEMLOCK, unless CAP_IPC_LOCK), not to
- * one mm: a fork or an exec starts no fresh allowance, and the charge
- * lives exactly as long as the pin. The registering mm's pinned_vm (VmPin)
- * shows them too. A buffer leaves its context only while FREE.
+ * one mm or one context: a fork, an exec or another context starts no
+ * fresh allowance, and the charge lives exactly as long as the memory,
+ * through a context's drain after close() too. The registering mm's
+ * pinned_vm (VmPin) shows pinned pages too. A buffer leaves its context
+ * only while FREE.
  *
  * Locking: pages are allocated, pinned and charged before any lock of
  * the context is taken (pinning takes mmap_lock), and released after. The
@@ -71,28 +73,62 @@ struct retire_buf_mem {
 	bool dirty;
 };
 
+/**
+ * retire_memlock_charge() - charge memory the caller makes the module hold
+ * @nr:	pages: of a module buffer, pinned user memory, or rings
+ *
+ * Every page of buffer and ring memory a user makes the module hold is
+ * charged to that user's locked_vm against RLIMIT_MEMLOCK, across all of
+ * its contexts and processes, as io_uring charges its rings and registered
+ * buffers: a user cannot make the module hold more than it may lock.
+ * CAP_IPC_LOCK is exempt, and then nobody is charged.
+ *
+ * Return: the user charged (a reference, for retire_memlock_uncharge()),
+ * NULL for an exempt caller, or ERR_PTR(-ENOMEM) past the limit (nothing
+ * charged).
+ */
+struct user_struct *retire_memlock_charge(unsigned long nr)
+{
+	unsigned long limit = rlimit(RLIMIT_MEMLOCK) >> PAGE_SHIFT;
+	struct user_struct *user;
+	unsigned long cur, next;
+
+	if (capable(CAP_IPC_LOCK))
+		return NULL;
+	user = get_uid(current_user());
+	cur = atomic_long_read(&user->locked_vm);
+	do {
+		if (check_add_overflow(cur, nr, &next) || next > limit) {
+			free_uid(user);
+			return ERR_PTR(-ENOMEM);
+		}
+	} while (!atomic_long_try_cmpxchg(&user->locked_vm, &cur, next));
+	return user;
+}
+
+/**
+ * retire_memlock_uncharge() - undo retire_memlock_charge()
+ * @user:	what it returned (NULL: nothing to undo)
+ * @nr:		the pages it charged
+ */
+void retire_memlock_uncharge(struct user_struct *user, unsigned long nr)
+{
+	if (!user)
+		return;
+	atomic_long_sub(nr, &user->locked_vm);
+	free_uid(user);
+}
+
 /*
- * Charge @nr pinned pages to the caller's user against RLIMIT_MEMLOCK
- * (CAP_IPC_LOCK is exempt, and then nobody is charged), and show them in
- * the caller's VmPin.
+ * Charge @nr pinned pages to the caller's user (retire_memlock_charge()),
+ * and show them in the caller's VmPin.
  */
 static int retire_buf_charge(struct retire_buf_mem *m, u32 nr)
 {
-	unsigned long limit = rlimit(RLIMIT_MEMLOCK) >> PAGE_SHIFT;
-	struct user_struct *user = NULL;
-	unsigned long cur, next;
+	struct user_struct *user = retire_memlock_charge(nr);
 
-	if (!capable(CAP_IPC_LOCK)) {
-		user = get_uid(current_user());
-		cur = atomic_long_read(&user->locked_vm);
-		do {
-			next = cur + nr;
-			if (next > limit) {
-				free_uid(user);
-				return -ENOMEM;
-			}
-		} while (!atomic_long_try_cmpxchg(&user->locked_vm, &cur, next));
-	}
+	if (IS_ERR(user))
+		return PTR_ERR(user);
 	m->charged = user;
 	m->mm = current->mm;
 	mmgrab(m->mm);
@@ -105,11 +141,8 @@ static void retire_buf_uncharge(struct retire_buf_mem *m, u32 nr)
 	atomic64_sub(nr, &m->mm->pinned_vm);
 	mmdrop(m->mm);
 	m->mm = NULL;
-	if (m->charged) {
-		atomic_long_sub(nr, &m->charged->locked_vm);
-		free_uid(m->charged);
-		m->charged = NULL;
-	}
+	retire_memlock_uncharge(m->charged, nr);
+	m->charged = NULL;
 }
 
 static void retire_buf_mem_free(struct retire_buf_mem *m)
@@ -124,6 +157,8 @@ static void retire_buf_mem_free(struct retire_buf_mem *m)
 	} else {
 		for (i = 0; i < m->nr_pages; i++)
 			__free_page(m->pages[i]);
+		retire_memlock_uncharge(m->charged, m->nr_pages);
+		m->charged = NULL;
 	}
 	kvfree(m->pages);
 	m->pages = NULL;
@@ -140,15 +175,26 @@ static int retire_buf_mem_pages(struct retire_buf_mem *m, u32 nr_pages)
 	return m->pages ? 0 : -ENOMEM;
 }
 
-/* pages of a module buffer; a fatal signal ends the allocation early */
+/*
+ * pages of a module buffer, charged to the caller's RLIMIT_MEMLOCK first
+ * (-ENOMEM past it, nothing allocated); a fatal signal ends the
+ * allocation early
+ */
 static int retire_buf_mem_alloc(struct retire_buf_mem *m, u32 nr_pages)
 {
+	struct user_struct *user;
 	u32 i;
 	int ret;
 
+	user = retire_memlock_charge(nr_pages);
+	if (IS_ERR(user))
+		return PTR_ERR(user);
 	ret = retire_buf_mem_pages(m, nr_pages);
-	if (ret)
+	if (ret) {
+		retire_memlock_uncharge(user, nr_pages);
 		return ret;
+	}
+	m->charged = user;
 	m->nr_pages = nr_pages;
 	for (i = 0; i < nr_pages; i++) {
 		m->pages[i] = NULL;
@@ -159,8 +205,11 @@ static int retire_buf_mem_alloc(struct retire_buf_mem *m, u32 nr_pages)
 		if (!ret && !m->pages[i])
 			ret = -ENOMEM;
 		if (ret) {
+			/* the charge was for all of them: undone whole */
+			m->charged = NULL;
 			m->nr_pages = i;
 			retire_buf_mem_free(m);
+			retire_memlock_uncharge(user, nr_pages);
 			return ret;
 		}
 		cond_resched();

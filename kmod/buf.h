@@ -33,8 +33,8 @@ enum retire_buf_state {
  *		device reports later): user pages are dirtied on unpin
  * @pages:	the pages; valid while the buffer is registered
  * @mm:		user memory: the mm whose VmPin shows it
- * @charged:	user memory: the user charged for it against RLIMIT_MEMLOCK
- *		(NULL with CAP_IPC_LOCK)
+ * @charged:	the user charged for it against RLIMIT_MEMLOCK (NULL with
+ *		CAP_IPC_LOCK): pinned or module memory alike
  * @lru:	a FREE module buffer: on the context's pool_lru, in the order
  *		the buffers came back to the pool (registered, or their request
  *		retired); else empty
@@ -53,6 +53,8 @@ struct retire_buf {
 	struct list_head lru;
 };
 
+struct user_struct *retire_memlock_charge(unsigned long nr);
+void retire_memlock_uncharge(struct user_struct *user, unsigned long nr);
 int retire_buf_table_init(struct retire_ctx *ctx);
 void retire_buf_pool_put_locked(struct retire_ctx *ctx, struct retire_buf *buf);
 void retire_buf_pool_take_locked(struct retire_ctx *ctx,

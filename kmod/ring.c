@@ -36,6 +36,7 @@
 #include <kunit/visibility.h>
 #include <linux/retire.h>
 
+#include "buf.h"
 #include "compat.h"
 #include "ctx.h"
 #include "req.h"
@@ -99,6 +100,7 @@ static void retire_ring_release_mem(struct retire_ring *ring)
 		if (ring->pages[i])
 			__free_page(ring->pages[i]);
 	kvfree(ring->pages);
+	retire_memlock_uncharge(ring->charged, ring->nr_pages);
 	kfree(ring);
 }
 
@@ -112,9 +114,13 @@ static void retire_ring_release_mem(struct retire_ring *ring)
  * sizes it has, it describes them again, so a caller can map them anew
  * (their indices say where they stand); asked for other sizes, -EBUSY.
  *
+ * The rings' pages are charged to the caller's user against
+ * RLIMIT_MEMLOCK (retire_memlock_charge()).
+ *
  * Return: 0; -EINVAL for a size that is not a power of two from 1 to
  * RETIRE_RING_MAX_ENTRIES, or a non-zero flag or reserved field; -EBUSY
- * if the context has rings of other sizes; -ENOMEM.
+ * if the context has rings of other sizes; -ENOMEM (also past
+ * RLIMIT_MEMLOCK).
  */
 int retire_ring_setup(struct retire_ctx *ctx, struct retire_ring_setup *s)
 {
@@ -143,6 +149,12 @@ int retire_ring_setup(struct retire_ctx *ctx, struct retire_ring_setup *s)
 	ring = kzalloc(sizeof(*ring), GFP_KERNEL_ACCOUNT);
 	if (!ring)
 		return -ENOMEM;
+	/* its pages are the opener's to lock, as a buffer's (buf.c) */
+	ring->charged = retire_memlock_charge(size >> PAGE_SHIFT);
+	if (IS_ERR(ring->charged)) {
+		kfree(ring);
+		return -ENOMEM;
+	}
 	ring->nr_pages = size >> PAGE_SHIFT;
 	ring->pages = kvcalloc(ring->nr_pages, sizeof(*ring->pages),
 			       GFP_KERNEL_ACCOUNT);

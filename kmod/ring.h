@@ -18,6 +18,8 @@ struct vm_area_struct;
  * @mem:	the kernel's view of the shared memory (vmap of @pages)
  * @pages:	the memory, charged to the memory cgroup that set it up
  * @nr_pages:	pages in @pages
+ * @charged:	the user whose RLIMIT_MEMLOCK they are charged to (NULL with
+ *		CAP_IPC_LOCK)
  * @size:	bytes mapped
  * @sq_entries:	size of the submission ring
  * @cq_entries:	size of the completion ring
@@ -40,6 +42,7 @@ struct retire_ring {
 	void *mem;
 	struct page **pages;
 	u32 nr_pages;
+	struct user_struct *charged;
 	u32 size;
 	u32 sq_entries;
 	u32 cq_entries;

@@ -431,6 +431,131 @@ TEST_F(rg, pinned_charge_is_the_users_across_exec)
 	rg_charge_case(_metadata, true);
 }
 
+/* ---- a user's RLIMIT_MEMLOCK covers all the memory it makes the module hold */
+
+static int rg_register_module(int fd, __u64 pages, __u64 *handle)
+{
+	struct retire_buf_reg reg;
+	int ret;
+
+	memset(&reg, 0, sizeof(reg));
+	reg.len = pages * RT_PAGE;
+	ret = rt_ioctl(fd, RETIRE_IOC_BUF_REGISTER, &reg);
+	if (!ret && handle)
+		*handle = reg.handle;
+	return ret;
+}
+
+static int rg_pool_bytes(int fd, __u64 *bytes)
+{
+	struct retire_stats st;
+	struct retire_stats_arg a;
+	int ret;
+
+	memset(&st, 0, sizeof(st));
+	memset(&a, 0, sizeof(a));
+	a.stats = (__u64)(uintptr_t)&st;
+	a.size = sizeof(st);
+	ret = rt_ioctl(fd, RETIRE_IOC_GET_STATS, &a);
+	*bytes = st.pool_bytes;
+	return ret;
+}
+
+/*
+ * exit codes of the child: 0 all held; 10 + step for a failed step. As
+ * nobody with RG_LIMIT_PAGES pages to lock: module buffers of all of
+ * them fit, a page more is refused on this context and on another (the
+ * allowance is the user's, not a context's) with nothing allocated, and
+ * what an unregistration gives back is free to use again.
+ */
+static int rg_module_charge_child(int fd, int fd2)
+{
+	struct retire_handle_arg h;
+	__u64 big, small, pool;
+
+	if (rg_become_nobody(RG_LIMIT_PAGES * RT_PAGE))
+		return 10;
+	if (rg_register_module(fd, RG_LIMIT_PAGES, &big))
+		return 11;
+	if (rg_register_module(fd, 1, NULL) != -ENOMEM)
+		return 12;
+	if (rg_register_module(fd2, 1, NULL) != -ENOMEM)
+		return 13;
+	if (rg_pool_bytes(fd2, &pool) || pool != 0)
+		return 14;
+	memset(&h, 0, sizeof(h));
+	h.handle = big;
+	if (rt_ioctl(fd, RETIRE_IOC_BUF_UNREGISTER, &h))
+		return 15;
+	if (rg_register_module(fd2, 1, &small))
+		return 16;
+	return 0;
+}
+
+/*
+ * Module-allocated buffers are charged to the registering user's
+ * RLIMIT_MEMLOCK, as pinned ones are: without it a member of the
+ * device's group made the module hold max_pool_bytes per context, for as
+ * many contexts as it could open, in no RSS, VmLck or VmPin.
+ */
+TEST_F(rg, module_buffers_are_charged_to_the_users_memlock)
+{
+	struct retire *a, *b;
+	pid_t pid;
+	int st;
+
+	ASSERT_EQ(0, retire_open_device(&a, NULL, 0));
+	ASSERT_EQ(0, retire_open_device(&b, NULL, 0));
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (!pid)
+		_exit(rg_module_charge_child(retire_get_fd(a),
+					     retire_get_fd(b)));
+	ASSERT_EQ(pid, waitpid(pid, &st, 0));
+	ASSERT_TRUE(WIFEXITED(st));
+	EXPECT_EQ(0, WEXITSTATUS(st));
+	retire_close_device(b);
+	retire_close_device(a);
+}
+
+/* as nobody with two pages to lock: rings of five are refused, then fit */
+static int rg_ring_charge_child(int fd)
+{
+	struct retire_ring_setup rs;
+
+	if (rg_become_nobody(2 * RT_PAGE))
+		return 10;
+	memset(&rs, 0, sizeof(rs));
+	rs.sq_entries = 64;
+	rs.cq_entries = 256;
+	if (rt_ioctl(fd, RETIRE_IOC_RING_SETUP, &rs) != -ENOMEM)
+		return 11;
+	memset(&rs, 0, sizeof(rs));
+	rs.sq_entries = 1;
+	rs.cq_entries = 1;
+	if (rt_ioctl(fd, RETIRE_IOC_RING_SETUP, &rs))
+		return 12;
+	return 0;
+}
+
+/* the rings' pages are the user's to lock too, as io_uring's are */
+TEST_F(rg, rings_are_charged_to_the_users_memlock)
+{
+	struct retire *a;
+	pid_t pid;
+	int st;
+
+	ASSERT_EQ(0, retire_open_device(&a, NULL, 0));
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (!pid)
+		_exit(rg_ring_charge_child(retire_get_fd(a)));
+	ASSERT_EQ(pid, waitpid(pid, &st, 0));
+	ASSERT_TRUE(WIFEXITED(st));
+	EXPECT_EQ(0, WEXITSTATUS(st));
+	retire_close_device(a);
+}
+
 /* ---- defect 8: nanoseconds past a ktime -------------------------------- */
 
 TEST_F(rg, deadline_past_ktime_max_is_refused)
