@@ -13,7 +13,10 @@
  * after a seeded delay of 0..50 ms, sometimes resetting the engine under
  * it first. The module's reaper must then retire everything the child
  * left: after the last kill, with the engine neutral, the balance check of
- * campaign_balance.h must hold.
+ * campaign_balance.h must hold. One kill in three, the child first passes
+ * its contexts' files over a socket (SCM_RIGHTS) to a receiver, a process
+ * of its own that works on the same contexts, and the receiver is killed
+ * first or both at once.
  *
  * A child that meets an answer the ABI does not document exits with 2
  * before it is killed; that fails the storm too.
@@ -26,6 +29,7 @@
 #include <getopt.h>
 #include <signal.h>
 #include <sys/mman.h>
+#include <sys/socket.h>
 #include <sys/wait.h>
 
 #include "campaign_balance.h"
@@ -295,52 +299,98 @@ static void c_limits(struct child *c, int k, const struct retire_info *info)
 	expect(c, ret == -EBUSY ? 0 : ret, "set_limits");
 }
 
-static void __attribute__((noreturn)) child_main(__u64 seed,
+static void __attribute__((noreturn)) child_loop(struct child *c, int nctx,
 						 const struct retire_info *info)
 {
-	struct child c = { .rng = seed | 1 };
-	int k, nctx = 1 + crnd(&c, 2);
+	int k;
 
-	signal(SIGALRM, SIG_DFL);
-	alarm(10);	/* the parent kills well before; never outlive it */
-	for (k = 0; k < nctx; k++)
-		if (retire_open_device(&c.r[k], NULL, 0))
-			_exit(2);
-	for (c.steps = 0;; c.steps++) {
-		k = crnd(&c, nctx);
-		switch (crnd(&c, 20)) {
+	for (c->steps = 0;; c->steps++) {
+		k = crnd(c, nctx);
+		switch (crnd(c, 20)) {
 		case 0: case 1: case 2:
-			c_register(&c, k);
+			c_register(c, k);
 			break;
 		case 3:
-			c_unregister(&c, k);
+			c_unregister(c, k);
 			break;
 		case 4: case 5: case 6: case 7:
-			c_submit(&c, k);
+			c_submit(c, k);
 			break;
 		case 8: case 9: case 10:
-			c_reap(&c, k);
+			c_reap(c, k);
 			break;
 		case 11: case 12:
-			c_token(&c, k);
+			c_token(c, k);
 			break;
 		case 13: case 14:
-			c_retire(&c, k);
+			c_retire(c, k);
 			break;
 		case 15: case 16:
-			c_cancel(&c, k);
+			c_cancel(c, k);
 			break;
 		case 17:
-			c_epoch(&c, k);
+			c_epoch(c, k);
 			break;
 		case 18:
-			c_limits(&c, k, info);
+			c_limits(c, k, info);
 			break;
 		default:
-			rt_msleep(crnd(&c, 2));
+			rt_msleep(crnd(c, 2));
 			break;
 		}
 	}
+}
+
+/*
+ * The opener: one or two contexts, and its workload on them. With @sock,
+ * it first passes their files over it (SCM_RIGHTS) to the receiver, which
+ * works on the same contexts from a process of its own.
+ */
+static void __attribute__((noreturn)) child_main(__u64 seed,
+						 const struct retire_info *info,
+						 int sock)
+{
+	struct child c = { .rng = seed | 1 };
+	int k, nctx = 1 + crnd(&c, 2), fds[2], sent;
+
+	signal(SIGALRM, SIG_DFL);
+	alarm(10);	/* the parent kills well before; never outlive it */
+	for (k = 0; k < nctx; k++) {
+		if (retire_open_device(&c.r[k], NULL, 0))
+			_exit(2);
+		fds[k] = retire_get_fd(c.r[k]);
+	}
+	/* -EPIPE: the receiver was killed first; the opener works alone */
+	sent = sock < 0 ? 0 : rt_send_fds(sock, fds, nctx);
+	if (sent && sent != -EPIPE && sent != -ECONNRESET)
+		_exit(2);
+	child_loop(&c, nctx, info);
+}
+
+/*
+ * The receiver: the opener's contexts, passed over @sock, each taking the
+ * place of a context of its own (dup2() onto its file descriptor, which
+ * closes that one), so libretire works on them; then the same workload.
+ */
+static void __attribute__((noreturn)) receiver_main(__u64 seed,
+						    const struct retire_info *info,
+						    int sock)
+{
+	struct child c = { .rng = seed | 1 };
+	int k, nctx, fds[2];
+
+	signal(SIGALRM, SIG_DFL);
+	alarm(10);
+	nctx = rt_recv_fds(sock, fds, 2);
+	if (nctx <= 0)
+		_exit(nctx == 0 ? 0 : 2);	/* the opener died first */
+	for (k = 0; k < nctx; k++) {
+		if (retire_open_device(&c.r[k], NULL, 0) ||
+		    dup2(fds[k], retire_get_fd(c.r[k])) < 0)
+			_exit(2);
+		close(fds[k]);
+	}
+	child_loop(&c, nctx, info);
 }
 
 /* ---- the parent --------------------------------------------------------- */
@@ -400,15 +450,41 @@ static int set_profile(struct retire *r, __u64 *rng)
 	return (int)p;
 }
 
-/* one child, killed after 0..50 ms; 0 or -1 if it found something */
+/* reap @pid, killed; 0 if SIGKILL ended it, else -1 and why */
+static int reaped(pid_t pid, unsigned int i, int prof, const char *who)
+{
+	int st;
+
+	while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
+		;
+	if (WIFSIGNALED(st) && WTERMSIG(st) == SIGKILL)
+		return 0;
+	/* a receiver whose opener died before passing anything */
+	if (WIFEXITED(st) && !WEXITSTATUS(st) && !strcmp(who, "receiver"))
+		return 0;
+	printf("killstorm: FAIL seed=%llu kill=%u profile=%s: %s %s %d\n",
+	       (unsigned long long)opt.seed, i, profile_name[prof], who,
+	       WIFEXITED(st) ? "exited with" : "died of signal",
+	       WIFEXITED(st) ? WEXITSTATUS(st) : WTERMSIG(st));
+	return -1;
+}
+
+/*
+ * One child, killed after 0..50 ms; 0 or -1 if it found something. One
+ * kill in three, the child passes its contexts over a socket
+ * (SCM_RIGHTS) to a receiver, a process of its own that works on them
+ * too; then either the receiver is killed first and the opener later,
+ * or both at once.
+ */
 static int one_kill(struct retire *r, const struct retire_info *info,
 		    __u64 *rng, unsigned int i)
 {
 	int prof = set_profile(r, rng);
-	unsigned int delay = rt_rand(rng, 51), reset_at = 0;
+	unsigned int delay = rt_rand(rng, 51), reset_at = 0, first = 0;
 	__u64 child_seed = rt_xorshift64(rng);
-	int st;
-	pid_t pid;
+	bool shared = rt_rand(rng, 3) == 0;
+	int sv[2] = { -1, -1 }, bad;
+	pid_t pid, rpid = 0;
 
 	if (prof < 0) {
 		printf("killstorm: kill %u: cannot set the engine\n", i);
@@ -416,35 +492,61 @@ static int one_kill(struct retire *r, const struct retire_info *info,
 	}
 	if (opt.root && rt_rand(rng, 4) == 0)
 		reset_at = rt_rand(rng, delay + 1);	/* a reset under it */
+	if (shared && rt_rand(rng, 2))
+		first = 1 + rt_rand(rng, delay + 1);	/* the receiver alone */
 	if (opt.verbose)
-		printf("killstorm: kill %u: profile %s, after %u ms%s\n", i,
-		       profile_name[prof], delay, reset_at ? ", a reset first" : "");
+		printf("killstorm: kill %u: profile %s, after %u ms%s%s\n", i,
+		       profile_name[prof], delay,
+		       reset_at ? ", a reset first" : "",
+		       !shared ? "" : first ? ", shared, the receiver killed first" :
+		       ", shared, both killed at once");
 	fflush(stdout);
+	if (shared && socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv)) {
+		printf("killstorm: socketpair: %s\n", strerror(errno));
+		return -1;
+	}
+	if (shared) {
+		/* forked before the opener: it inherits no context */
+		rpid = fork();
+		if (rpid < 0) {
+			printf("killstorm: fork: %s\n", strerror(errno));
+			return -1;
+		}
+		if (!rpid) {
+			close(sv[0]);
+			receiver_main(child_seed ^ 0x5eed, info, sv[1]);
+		}
+		close(sv[1]);
+	}
 	pid = fork();
 	if (pid < 0) {
 		printf("killstorm: fork: %s\n", strerror(errno));
 		return -1;
 	}
 	if (!pid)
-		child_main(child_seed, info);
+		child_main(child_seed, info, sv[0]);
+	if (sv[0] >= 0)
+		close(sv[0]);
 	if (reset_at) {
 		rt_msleep(reset_at);
 		retire_reset_sim(r);
 		delay -= reset_at;
 	}
+	if (first && first <= delay) {
+		rt_msleep(first);
+		kill(rpid, SIGKILL);
+		delay -= first;
+	}
 	rt_msleep(delay);
 	kill(pid, SIGKILL);
-	while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
-		;
+	if (rpid)
+		kill(rpid, SIGKILL);
+	bad = reaped(pid, i, prof, "child");
+	if (rpid)
+		bad |= reaped(rpid, i, prof, "receiver");
 	if (prof == 7 || prof == 4 || rt_rand(rng, 8) == 0)
 		retire_reset_sim(r);	/* hung and blocked work ends */
-	if (WIFSIGNALED(st) && WTERMSIG(st) == SIGKILL)
-		return 0;
-	printf("killstorm: FAIL seed=%llu kill=%u profile=%s: child %s %d\n",
-	       (unsigned long long)opt.seed, i, profile_name[prof],
-	       WIFEXITED(st) ? "exited with" : "died of signal",
-	       WIFEXITED(st) ? WEXITSTATUS(st) : WTERMSIG(st));
-	return -1;
+	return bad;
 }
 
 static void usage(void)

@@ -22,6 +22,7 @@
 #include <string.h>
 #include <signal.h>
 #include <sys/ioctl.h>
+#include <sys/socket.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <fcntl.h>
@@ -954,6 +955,60 @@ static inline __u64 rt_xorshift64(__u64 *s)
 static inline unsigned int rt_rand(__u64 *s, unsigned int n)
 {
 	return n ? (unsigned int)(rt_xorshift64(s) % n) : 0;
+}
+
+/* ---- passing files (SCM_RIGHTS) ------------------------------------------- */
+
+/* send @n (at most 8) file descriptors over the socket @sock; 0 or -errno */
+static inline int rt_send_fds(int sock, const int *fds, int n)
+{
+	char data = 'f', ctl[CMSG_SPACE(8 * sizeof(int))];
+	struct iovec iov = { .iov_base = &data, .iov_len = 1 };
+	struct msghdr msg = {
+		.msg_iov = &iov, .msg_iovlen = 1,
+		.msg_control = ctl, .msg_controllen = CMSG_SPACE(n * sizeof(int)),
+	};
+	struct cmsghdr *c;
+
+	if (n < 1 || n > 8)
+		return -EINVAL;
+	memset(ctl, 0, sizeof(ctl));
+	c = CMSG_FIRSTHDR(&msg);
+	c->cmsg_level = SOL_SOCKET;
+	c->cmsg_type = SCM_RIGHTS;
+	c->cmsg_len = CMSG_LEN(n * sizeof(int));
+	memcpy(CMSG_DATA(c), fds, n * sizeof(int));
+	/* a receiver gone already is -EPIPE here, not a SIGPIPE */
+	return sendmsg(sock, &msg, MSG_NOSIGNAL) == 1 ? 0 : -errno;
+}
+
+/*
+ * receive up to @max (at most 8) file descriptors from @sock: how many, 0
+ * if the other end closed without sending, or -errno
+ */
+static inline int rt_recv_fds(int sock, int *fds, int max)
+{
+	char data, ctl[CMSG_SPACE(8 * sizeof(int))];
+	struct iovec iov = { .iov_base = &data, .iov_len = 1 };
+	struct msghdr msg = {
+		.msg_iov = &iov, .msg_iovlen = 1,
+		.msg_control = ctl, .msg_controllen = sizeof(ctl),
+	};
+	struct cmsghdr *c;
+	ssize_t got;
+	int n;
+
+	got = recvmsg(sock, &msg, MSG_CMSG_CLOEXEC);
+	if (got <= 0)
+		return got < 0 ? -errno : 0;
+	c = CMSG_FIRSTHDR(&msg);
+	if (!c || c->cmsg_level != SOL_SOCKET || c->cmsg_type != SCM_RIGHTS)
+		return -EPROTO;
+	n = (c->cmsg_len - CMSG_LEN(0)) / sizeof(int);
+	if (n > max || n > 8)
+		return -E2BIG;
+	memcpy(fds, CMSG_DATA(c), n * sizeof(int));
+	return n;
 }
 
 /* ---- QEMU's edu device ------------------------------------------------- */
