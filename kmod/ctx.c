@@ -238,6 +238,7 @@ static void retire_ctx_free_work(struct work_struct *work)
 	spin_unlock_irq(&ctx->lock);
 	mutex_unlock(&retire_ctx_list_mutex);
 	cancel_work_sync(&ctx->reap_work);
+	cancel_work_sync(&ctx->activate_work);
 	/*
 	 * The last stale counters go out now rather than never, sent from
 	 * here: flushing the pending work would wait for a worker of this
@@ -254,6 +255,7 @@ static void retire_ctx_free_work(struct work_struct *work)
 	/* jobs wait for their last timer and work item here */
 	retire_slot_table_destroy(&ctx->jobs);
 	retire_slot_table_destroy(&ctx->tokens);
+	retire_keys_destroy(&ctx->keys);
 	retire_buf_destroy_all(ctx);
 	retire_slot_table_destroy(&ctx->bufs);
 	retire_stat_add(NULL, RETIRE_ST_CONTEXTS, -1);
@@ -321,11 +323,11 @@ struct retire_ctx *retire_ctx_create(struct retire_engine *engine)
 	retire_caps_get(&ctx->limits);
 	ctx->ready_head = RETIRE_SLOT_NONE;
 	ctx->ready_tail = RETIRE_SLOT_NONE;
-	INIT_LIST_HEAD(&ctx->waiting);
 	INIT_LIST_HEAD(&ctx->active_list);
 	INIT_LIST_HEAD(&ctx->pool_lru);
 	retire_ctx_timer_init(ctx);
 	init_waitqueue_head(&ctx->waitq);
+	INIT_WORK(&ctx->activate_work, retire_ctx_activate_work);
 	INIT_WORK(&ctx->reap_work, retire_ctx_reap_work);
 	INIT_WORK(&ctx->free_work, retire_ctx_free_work);
 	INIT_DELAYED_WORK(&ctx->ntf_work, retire_ctx_ntf_work);
@@ -364,6 +366,9 @@ struct retire_ctx *retire_ctx_create(struct retire_engine *engine)
 				     NULL, &ctx->lock);
 	if (ret)
 		goto out_jobs;
+	ret = retire_keys_init(&ctx->keys, &ctx->limits);
+	if (ret)
+		goto out_tokens;
 
 	retire_engine_hold(engine);
 	__module_get(THIS_MODULE);
@@ -381,6 +386,8 @@ struct retire_ctx *retire_ctx_create(struct retire_engine *engine)
 	retire_debugfs_ctx_add(ctx);
 	return ctx;
 
+out_tokens:
+	retire_slot_table_destroy(&ctx->tokens);
 out_jobs:
 	retire_slot_table_destroy(&ctx->jobs);
 out_reqs:
@@ -451,32 +458,66 @@ void retire_ctx_release(struct retire_ctx *ctx)
 		.cancelled = true,
 	};
 	struct retire_req *req;
-	u32 idx;
+	u32 idx, n, nr;
+	bool more;
 
 	mutex_lock(&ctx->mutex);
 	spin_lock_irq(&ctx->lock);
+	/* from here nothing starts (retire_activate_waiting_locked()) */
 	ctx->closed = true;
-	retire_token_revoke_all_locked(ctx);
+	spin_unlock_irq(&ctx->lock);
 	/*
-	 * Terminating a waiter may activate others (it takes them off the
-	 * list too), so no iterator is kept across the call: take the head
-	 * until the list is empty.
+	 * Its tokens are returned on its behalf, RETIRE_CTX_BATCH slots to a
+	 * hold: the table grows only under the mutex, which is held, and
+	 * only a terminated request has tokens, so nothing else moves them.
 	 */
-	while ((req = list_first_entry_or_null(&ctx->waiting, struct retire_req,
-					       node))) {
-		req->cancel_requested = true;
-		retire_req_terminate_locked(ctx, req, &cancelled);
+	for (idx = 0; idx < ctx->tokens.nr;) {
+		spin_lock_irq(&ctx->lock);
+		idx = retire_token_revoke_locked(ctx, idx, RETIRE_CTX_BATCH);
+		spin_unlock_irq(&ctx->lock);
+		cond_resched();
 	}
-	/* quarantined requests stay so: only an engine reset frees them */
-	for (idx = 0; idx < ctx->reqs.nr; idx++) {
-		req = retire_slot_get(&ctx->reqs, idx);
-		if (!req->slot.live || req->state != RETIRE_REQ_TERMINATED)
-			continue;
-		if (req->terminal_read) {
+	/*
+	 * The waiters are cancelled from the head, RETIRE_CTX_BATCH to a hold
+	 * of the lock: each cancel is O(1) now that nothing starts, and the
+	 * interrupts are off for a bounded stretch however many wait. The
+	 * mutex keeps new ones out meanwhile.
+	 */
+	do {
+		spin_lock_irq(&ctx->lock);
+		for (n = 0; n < RETIRE_CTX_BATCH; n++) {
+			req = retire_keys_any_waiting_locked(ctx);
+			if (!req)
+				break;
+			req->cancel_requested = true;
+			retire_req_terminate_locked(ctx, req, &cancelled);
+		}
+		more = ctx->waiting_nr;
+		spin_unlock_irq(&ctx->lock);
+		cond_resched();
+	} while (more);
+	/*
+	 * What terminated and was read is the reaper's to retire; quarantined
+	 * requests stay so (their device's terminal event, or an engine
+	 * reset, frees them). The table only grows under the mutex, which is
+	 * held: a slot is looked at under the lock, a batch at a time.
+	 */
+	nr = ctx->reqs.nr;
+	for (idx = 0; idx < nr; idx += RETIRE_CTX_BATCH) {
+		spin_lock_irq(&ctx->lock);
+		for (n = idx; n < nr && n < idx + RETIRE_CTX_BATCH; n++) {
+			req = retire_slot_get(&ctx->reqs, n);
+			if (!req->slot.live ||
+			    req->state != RETIRE_REQ_TERMINATED ||
+			    !req->terminal_read)
+				continue;
 			req->consumed = true;
 			retire_req_try_retire_locked(ctx, req);
 		}
+		spin_unlock_irq(&ctx->lock);
+		cond_resched();
 	}
+	spin_lock_irq(&ctx->lock);
 	retire_ctx_kick_reaper(ctx);
 	spin_unlock_irq(&ctx->lock);
 	mutex_unlock(&ctx->mutex);
@@ -579,7 +620,7 @@ int retire_ctx_set_limits(struct retire_ctx *ctx, const struct retire_limits *l)
 	spin_lock_irq(&ctx->lock);
 	if (ctx->unretired > l->max_unretired ||
 	    ctx->active > l->max_active ||
-	    retire_active_per_key_max_locked(ctx) > l->max_active_per_key ||
+	    retire_keys_active_max_locked(ctx) > l->max_active_per_key ||
 	    ctx->waiting_nr > l->max_waiting ||
 	    st[RETIRE_ST_TOKENS_OUT] > l->max_tokens ||
 	    st[RETIRE_ST_BUFFERS] > l->max_buffers ||

@@ -14,6 +14,7 @@
 #include <linux/workqueue.h>
 #include <linux/retire.h>
 
+#include "keys.h"
 #include "slot.h"
 #include "stats.h"
 
@@ -49,20 +50,20 @@ struct retire_ring;
  *		became ready. The list threads through the requests, so
  *		delivery never allocates and a slow reader loses nothing.
  * @ready_tail:	the last of them.
- * @waiting:	admitted requests not yet handed to the engine, FIFO.
+ * @keys:	admitted requests not yet handed to the engine, and what each
+ *		key has in flight: which waiting request starts next (keys.c).
  * @active_list: requests the device holds, in the order their watchdogs
- *		expire (per-key counts scan it too).
+ *		expire.
  * @deadlines:	the deadlines of requests that have one, by expiry.
  * @timer:	one timer for every watchdog and deadline: armed for the
  *		first expiry it knows of, it acts on what has expired and
  *		re-arms for the next (cancel.c).
- * @activating: the waiting list is being walked: an activation inside it
- *		(an engine completing inline) only asks for another pass.
- * @activate_again: an activation inside the walk asked for another pass.
+ * @activating: an activation pass is under way: an activation inside it
+ *		(an engine completing inline) leaves the work to it.
  * @stage:	records being handed to the reader, RETIRE_SUBMIT_MAX of
  *		them, allocated at the first read that wants more than one;
  *		protected by @mutex.
- * @waiting_nr:	requests on @waiting.
+ * @waiting_nr:	requests admitted and not yet started.
  * @active:	requests the engine holds.
  * @quarantined: requests in quarantine: admission stops while non-zero.
  * @epochs:	per-key intent generations (the publication predicate),
@@ -87,6 +88,8 @@ struct retire_ring;
  * @reserved_bytes: bytes reserved by unretired requests.
  * @closed:	the file is gone: the reaper consumes every record.
  * @waitq:	readers waiting for records.
+ * @activate_work: starts the waiting requests an activation pass left
+ *		behind after RETIRE_CTX_BATCH that an engine ran inline.
  * @reap_work:	the reaper, run on the module's workqueue.
  * @free_work:	frees the context after its last reference.
  * @reaped:	bit 0: the reaper dropped the reference release() gave it.
@@ -111,12 +114,11 @@ struct retire_ctx {
 	struct retire_slot_table tokens;	/* protected by @lock */
 	u32 ready_head;			/* protected by @lock */
 	u32 ready_tail;			/* protected by @lock */
-	struct list_head waiting;	/* protected by @lock */
+	struct retire_keys keys;	/* protected by @lock */
 	struct list_head active_list;	/* protected by @lock */
 	struct timerqueue_head deadlines;	/* protected by @lock */
 	struct hrtimer timer;
 	bool activating;		/* protected by @lock */
-	bool activate_again;		/* protected by @lock */
 	struct retire_cqe *stage;	/* protected by @mutex */
 	u32 waiting_nr;			/* protected by @lock */
 	u32 active;			/* protected by @lock */
@@ -144,6 +146,7 @@ struct retire_ctx {
 	u64 reserved_bytes;		/* protected by @lock */
 	bool closed;			/* protected by @lock */
 	wait_queue_head_t waitq;
+	struct work_struct activate_work;
 	struct work_struct reap_work;
 	struct work_struct free_work;
 	unsigned long reaped;
@@ -162,6 +165,12 @@ void retire_ctx_put(struct retire_ctx *ctx);
 void retire_ctx_release(struct retire_ctx *ctx);
 void retire_ctx_kick_reaper(struct retire_ctx *ctx);
 void retire_ctx_walk(void (*fn)(struct retire_ctx *ctx));
+/*
+ * The most slots or requests a walk looks at in one hold of a context's
+ * lock (interrupts off): a longer walk drops the lock between batches.
+ */
+#define RETIRE_CTX_BATCH	64
+
 /* a visit of retire_ctx_walk_after(): non-zero stops the walk */
 typedef int (*retire_ctx_visit_t)(struct retire_ctx *ctx, void *arg);
 

@@ -114,6 +114,182 @@ static void retire_ctx_ids_grow_along_the_list(struct kunit *test)
 				retire_ctx_release(c[i].ctx[j]);
 }
 
+/*
+ * A context with @waiting requests queued behind @active ones of the same
+ * key, all held by the device (the manual engine): the per-key bound is
+ * what holds the waiters back, so nothing starts when one goes.
+ */
+static struct retire_ctx *retire_ctx_backlog(struct kunit *test, u32 active,
+					     u32 waiting, u64 *h)
+{
+	struct retire_limits l;
+	struct retire_ctx *ctx;
+	u32 i;
+
+	ctx = retire_ctx_create(&retire_test_engine);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, ctx);
+	l = ctx->limits;
+	l.max_active = 2 * active;
+	l.max_active_per_key = active;
+	l.max_waiting = waiting;
+	KUNIT_ASSERT_EQ(test, retire_ctx_set_limits(ctx, &l), 0);
+	for (i = 0; i < active + waiting; i++) {
+		struct retire_buf_reg reg = { .len = PAGE_SIZE };
+		struct retire_sqe sqe = {
+			.len = 64,
+			.dev_flags = RETIRE_DEV_WRITE,
+			.key = 7,
+		};
+
+		KUNIT_ASSERT_EQ(test, retire_buf_register(ctx, &reg), 0);
+		sqe.buf = reg.handle;
+		mutex_lock(&ctx->mutex);
+		KUNIT_ASSERT_EQ(test, retire_submit_one(ctx, &sqe, ktime_get()), 0);
+		mutex_unlock(&ctx->mutex);
+		if (i < active)
+			h[i] = sqe.handle;
+	}
+	KUNIT_ASSERT_EQ(test, ctx->active, active);
+	KUNIT_ASSERT_EQ(test, ctx->waiting_nr, waiting);
+	return ctx;
+}
+
+/* the time retire_ctx_release() takes with @waiting waiters, in ns */
+static u64 retire_ctx_release_ns(struct kunit *test, u32 waiting)
+{
+	struct retire_engine_result res = { .transferred = 64 };
+	const u32 active = 32;
+	struct retire_ctx *ctx;
+	u64 *h, t0, t1;
+	u32 i;
+
+	h = kunit_kcalloc(test, active, sizeof(*h), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, h);
+	ctx = retire_ctx_backlog(test, active, waiting, h);
+	t0 = ktime_get_ns();
+	retire_ctx_release(ctx);
+	t1 = ktime_get_ns();
+	/* the device finishes: the reaper retires everything and frees it */
+	for (i = 0; i < active; i++)
+		retire_engine_complete(ctx, h[i], &res);
+	return t1 - t0;
+}
+
+/*
+ * Closing a context cancels its waiting requests. Each cancel used to
+ * start the activation walk over the waiters left, and each waiter's
+ * check walk the active requests: O(waiting^2 x active) under the
+ * context lock with interrupts off. Closed, the context starts nothing:
+ * eight times the waiters must not take much more than eight times as
+ * long (the quadratic took 64 times).
+ */
+static void retire_ctx_close_is_linear_in_its_waiters(struct kunit *test)
+{
+	u64 small, large;
+
+	retire_ctx_release_ns(test, 96);	/* warm: slabs, the reaper */
+	small = retire_ctx_release_ns(test, 96);
+	large = retire_ctx_release_ns(test, 768);
+	kunit_info(test, "close: 96 waiters %llu us, 768 waiters %llu us\n",
+		   small / 1000, large / 1000);
+	KUNIT_EXPECT_LT(test, large, 24 * small);
+}
+
+/*
+ * The time the device's terminal events for @active requests take, each
+ * letting one of @waiting parked requests of the same key start: the
+ * least of three rounds, in ns.
+ */
+static u64 retire_ctx_terminals_ns(struct kunit *test, u32 waiting)
+{
+	struct retire_engine_result res = { .transferred = 64 };
+	const u32 active = 32;
+	struct retire_ctx *ctx;
+	struct retire_req *req;
+	u64 *h, t0, best = U64_MAX;
+	u32 i, round;
+
+	h = kunit_kcalloc(test, active, sizeof(*h), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, h);
+	ctx = retire_ctx_backlog(test, active, waiting, h);
+	for (round = 0; round < 3; round++) {
+		t0 = ktime_get_ns();
+		for (i = 0; i < active; i++)
+			retire_engine_complete(ctx, h[i], &res);
+		best = min(best, ktime_get_ns() - t0);
+		/* the requests that started in their place */
+		i = 0;
+		spin_lock_irq(&ctx->lock);
+		list_for_each_entry(req, &ctx->active_list, node)
+			h[i++] = req->handle;
+		spin_unlock_irq(&ctx->lock);
+		KUNIT_ASSERT_EQ(test, i, active);
+	}
+	KUNIT_EXPECT_EQ(test, ctx->waiting_nr, waiting - 3 * active);
+	retire_ctx_release(ctx);
+	for (i = 0; i < active; i++)
+		retire_engine_complete(ctx, h[i], &res);
+	return best;
+}
+
+/*
+ * Each terminal event used to walk every waiting request, and each of
+ * those the active ones, to find the one that may start: O(waiting x
+ * active) with interrupts off. A key's count and its parked list make it
+ * O(1): eight times the waiters must not make a terminal event much
+ * slower (the walk made it eight times slower).
+ */
+static void retire_ctx_terminal_is_flat_in_its_waiters(struct kunit *test)
+{
+	u64 small, large;
+
+	retire_ctx_terminals_ns(test, 96);	/* warm */
+	small = retire_ctx_terminals_ns(test, 96);
+	large = retire_ctx_terminals_ns(test, 768);
+	kunit_info(test, "32 terminal events: 96 waiting %llu us, 768 waiting %llu us\n",
+		   small / 1000, large / 1000);
+	KUNIT_EXPECT_LT(test, large, 3 * small);
+}
+
+/*
+ * An engine that runs requests inline does their work in the activation
+ * pass, with interrupts off: the sim's null device moves up to 64 KiB a
+ * request, and a pass used to run every waiting request, however many.
+ * Now one hold of the lock runs at most RETIRE_CTX_BATCH of them; a work
+ * item starts the rest. Seen from inside the hold: the waiters left.
+ */
+static void retire_ctx_inline_work_is_batched_per_hold(struct kunit *test)
+{
+	const u32 waiting = 3 * RETIRE_CTX_BATCH + 5;
+	struct retire_engine_result res = { .transferred = 64 };
+	struct retire_limits l;
+	struct retire_ctx *ctx;
+	u32 left, i;
+	u64 h;
+
+	ctx = retire_ctx_backlog(test, 1, waiting, &h);
+	retire_test_inline = true;
+	l = ctx->limits;
+	l.max_active_per_key = 2;
+	spin_lock_irq(&ctx->lock);
+	/* the raise starts waiters: each completes inline, one slot is free */
+	retire_ctx_limits_changed_locked(ctx, &l);
+	left = ctx->waiting_nr;
+	spin_unlock_irq(&ctx->lock);
+	/* a step or two of the batch apply the raised bound */
+	KUNIT_EXPECT_GE(test, left, waiting - RETIRE_CTX_BATCH);
+	KUNIT_EXPECT_LE(test, left, waiting - RETIRE_CTX_BATCH + 2);
+	/* the work item runs the rest, a batch at a time */
+	for (i = 0; i < 500 && READ_ONCE(ctx->waiting_nr); i++) {
+		flush_work(&ctx->activate_work);
+		usleep_range(10000, 20000);
+	}
+	KUNIT_EXPECT_EQ(test, READ_ONCE(ctx->waiting_nr), 0U);
+	retire_test_inline = false;
+	retire_engine_complete(ctx, h, &res);
+	retire_ctx_release(ctx);
+}
+
 static void retire_test_engine_release(struct retire_engine *e)
 {
 	kfree(e);
@@ -177,6 +353,9 @@ static struct kunit_case retire_ctx_cases[] = {
 	KUNIT_CASE(retire_ctx_starts_at_module_caps),
 	KUNIT_CASE(retire_ctx_each_create_is_distinct),
 	KUNIT_CASE(retire_ctx_ids_grow_along_the_list),
+	KUNIT_CASE(retire_ctx_close_is_linear_in_its_waiters),
+	KUNIT_CASE(retire_ctx_terminal_is_flat_in_its_waiters),
+	KUNIT_CASE(retire_ctx_inline_work_is_batched_per_hold),
 	KUNIT_CASE(retire_engine_gone_is_never_bound_nor_its_id_reused),
 	{}
 };

@@ -16,14 +16,18 @@
  * device does. retire_test_stop_ok says whether a cancel can stop a job.
  */
 bool retire_test_stop_ok;
+bool retire_test_inline;
 
 void retire_test_start(struct retire_ctx *ctx, void *j,
 		       const struct retire_engine_work *w)
 {
 	struct retire_test_job *job = j;
+	struct retire_engine_result res = { .transferred = w->len };
 
 	job->started = true;
 	job->handle = w->handle;
+	if (retire_test_inline)
+		retire_engine_complete_locked(ctx, w->handle, &res);
 }
 
 bool retire_test_try_stop(struct retire_ctx *ctx, void *j)
@@ -72,6 +76,7 @@ int retire_fix_init(struct kunit *test)
 	KUNIT_ASSERT_NOT_NULL(test, f);
 	test->priv = f;
 	retire_test_stop_ok = false;
+	retire_test_inline = false;
 	f->ctx = retire_ctx_create(&retire_test_engine);
 	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, f->ctx);
 	KUNIT_ASSERT_EQ(test, retire_buf_register(f->ctx, &reg), 0);

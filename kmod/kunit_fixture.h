@@ -38,6 +38,8 @@ struct retire_test_job {
 
 /* whether the manual device's cancel stops a job; false at each init */
 extern bool retire_test_stop_ok;
+/* the manual device completes each job as it starts, as a null device */
+extern bool retire_test_inline;
 /* the manual device: never registered, only the suites' contexts hold it */
 extern struct retire_engine retire_test_engine;
 

@@ -27,6 +27,7 @@
 #include "cancel.h"
 #include "ctx.h"
 #include "history.h"
+#include "keys.h"
 #include "engine.h"
 #include "req.h"
 #include "stats.h"
@@ -101,7 +102,7 @@ void retire_req_end_logical_locked(struct retire_ctx *ctx,
 /*
  * Hand @req to the device with a job from the context's table: one is
  * kept free for every request that may start (retire_jobs_reserve()), and
- * retire_may_activate_locked() said there is one.
+ * the caller saw room under max_active.
  */
 static void retire_req_activate_locked(struct retire_ctx *ctx,
 				       struct retire_req *req, ktime_t now)
@@ -122,73 +123,78 @@ static void retire_req_activate_locked(struct retire_ctx *ctx,
 	req->job = retire_handle_slot(jh);
 	req->state = RETIRE_REQ_ACTIVE;
 	ctx->active++;
+	retire_keys_start_locked(ctx, req);
 	retire_watchdog_arm(ctx, req, now);
 	retire_event_at_locked(ctx, RETIRE_EV_ACTIVATE, req->handle, 0, 0, now);
 	ctx->engine->ops->start(ctx, job, &w);
 }
 
-/* may a request with @key start now? */
+/* may a new request with @key start at admission? */
 static bool retire_may_activate_locked(struct retire_ctx *ctx, u64 key)
 {
-	struct retire_req *req;
-	u32 same = 0;
-
 	lockdep_assert_held(&ctx->lock);
-	if (ctx->active >= ctx->limits.max_active)
-		return false;
 	/* retire_jobs_reserve() keeps a job for every request that may start */
-	if (WARN_ON_ONCE(!ctx->jobs.nfree))
+	if (WARN_ON_ONCE(ctx->active < ctx->limits.max_active &&
+			 !ctx->jobs.nfree))
 		return false;
-	/*
-	 * A per-key bound that is not below max_active binds no key (one has
-	 * at most the active requests): no walk, so activating the waiting
-	 * list is O(waiting), not O(waiting x active), with IRQs off.
-	 */
-	if (ctx->limits.max_active_per_key >= ctx->limits.max_active)
-		return true;
-	/* O(active): bounded by max_active, and allocation-free */
-	list_for_each_entry(req, &ctx->active_list, node)
-		if (req->key == key && ++same >= ctx->limits.max_active_per_key)
-			return false;
-	return true;
+	return retire_keys_may_start_locked(ctx, key);
 }
 
 /*
- * Hand waiting requests to the device while it has room, oldest first. A
- * request whose key is saturated is skipped, so it never blocks the keys
- * behind it. Activation edits nothing but the one entry it takes off the
- * list, so the saved next entry stays valid.
+ * Hand waiting requests to the device while it has room, oldest first,
+ * passing over those whose key is at its bound (keys.c: each step is
+ * O(1), a saturated key's requests are not visited).
+ *
+ * A pass takes at most RETIRE_CTX_BATCH steps, so a hold of the lock with
+ * interrupts off stays short whatever waits: an engine that runs requests
+ * inline (the sim's null device, up to RETIRE_SIM_INLINE_MAX bytes each)
+ * does their work here, and a raised bound may let thousands go. A work
+ * item takes the next batch.
+ *
+ * An engine completing inline terminates the request it was just given,
+ * which comes back here: that nested call returns at once, and this loop,
+ * which keeps no iterator, looks again.
  */
 static void retire_activate_waiting_locked(struct retire_ctx *ctx, ktime_t now)
 {
-	struct retire_req *req, *tmp;
+	struct retire_req *req;
+	u32 steps = 0;
+	bool again;
 
 	lockdep_assert_held(&ctx->lock);
-	/*
-	 * An engine completing inline terminates the request it was just
-	 * given, which comes back here: that nested call asks the walk in
-	 * progress for one more pass instead of walking the list itself, so
-	 * the recursion is one level deep and the saved entry stays valid
-	 * (a terminating ACTIVE request is not on the waiting list).
-	 */
-	if (ctx->activating) {
-		ctx->activate_again = true;
+	/* a closed context cancels its waiters: none starts meanwhile */
+	if (ctx->closed || ctx->activating)
 		return;
-	}
 	ctx->activating = true;
-	do {
-		ctx->activate_again = false;
-		list_for_each_entry_safe(req, tmp, &ctx->waiting, node) {
-			if (ctx->active >= ctx->limits.max_active)
-				break;
-			if (!retire_may_activate_locked(ctx, req->key))
-				continue;
-			list_del(&req->node);
-			ctx->waiting_nr--;
-			retire_req_activate_locked(ctx, req, now);
+	while (ctx->active < ctx->limits.max_active) {
+		if (steps++ >= RETIRE_CTX_BATCH) {
+			queue_work(retire_wq, &ctx->activate_work);
+			break;
 		}
-	} while (ctx->activate_again);
+		req = retire_keys_next_locked(ctx, &again);
+		if (!req) {
+			if (again)
+				continue;
+			break;
+		}
+		ctx->waiting_nr--;
+		retire_req_activate_locked(ctx, req, now);
+	}
 	ctx->activating = false;
+}
+
+/**
+ * retire_ctx_activate_work() - start what an activation pass left behind
+ * @work: the context's activate_work
+ */
+void retire_ctx_activate_work(struct work_struct *work)
+{
+	struct retire_ctx *ctx = container_of(work, struct retire_ctx,
+					      activate_work);
+
+	spin_lock_irq(&ctx->lock);
+	retire_activate_waiting_locked(ctx, ktime_get());
+	spin_unlock_irq(&ctx->lock);
 }
 
 /*
@@ -231,29 +237,6 @@ int retire_jobs_reserve(struct retire_ctx *ctx, u32 max_active, u32 extra)
 }
 
 /**
- * retire_active_per_key_max_locked() - the most active requests of one key
- * @ctx: the context
- *
- * O(active^2), bounded by max_active; for LIMITS SET only.
- *
- * Return: the largest number of active requests sharing a key.
- */
-u32 retire_active_per_key_max_locked(struct retire_ctx *ctx)
-{
-	struct retire_req *a, *b;
-	u32 most = 0, same;
-
-	lockdep_assert_held(&ctx->lock);
-	list_for_each_entry(a, &ctx->active_list, node) {
-		same = 0;
-		list_for_each_entry(b, &ctx->active_list, node)
-			same += b->key == a->key;
-		most = max(most, same);
-	}
-	return most;
-}
-
-/**
  * retire_ctx_limits_changed_locked() - take new limits into force
  * @ctx:	the context
  * @l:		limits already checked against the caps and current use
@@ -263,10 +246,15 @@ u32 retire_active_per_key_max_locked(struct retire_ctx *ctx)
 void retire_ctx_limits_changed_locked(struct retire_ctx *ctx,
 				      const struct retire_limits *l)
 {
+	bool raised = l->max_active_per_key > ctx->limits.max_active_per_key;
+
 	lockdep_assert_held(&ctx->lock);
 	ctx->limits = *l;
+	if (raised)
+		retire_keys_raised_locked(ctx);
 	retire_activate_waiting_locked(ctx, ktime_get());
 }
+EXPORT_SYMBOL_IF_KUNIT(retire_ctx_limits_changed_locked);
 
 /**
  * retire_req_terminate_locked() - the request's terminal event
@@ -291,10 +279,12 @@ void retire_req_terminate_locked(struct retire_ctx *ctx,
 		retire_slot_kill_locked(&ctx->jobs, job);
 		retire_slot_release_locked(&ctx->jobs, job, req->job);
 		ctx->active--;
+		list_del(&req->node);
+		retire_keys_end_locked(ctx, req);
 	} else {
 		ctx->waiting_nr--;
+		retire_keys_unwait_locked(ctx, req);
 	}
-	list_del(&req->node);
 	retire_deadline_disarm(ctx, req);
 
 	/* from here the request's memory holds what the terminal event says */
@@ -419,6 +409,7 @@ void retire_engine_complete_locked(struct retire_ctx *ctx, u64 handle,
 	else
 		retire_req_terminate_locked(ctx, req, res);
 }
+EXPORT_SYMBOL_IF_KUNIT(retire_engine_complete_locked);
 
 /*
  * the device's access ended, the terminal record consumed, no borrow token
@@ -562,10 +553,12 @@ int retire_submit_one(struct retire_ctx *ctx, struct retire_sqe *sqe,
 	if (!ret && ((!ctx->reqs.nfree && ctx->reqs.nr < ctx->reqs.max) ||
 		     ctx->jobs.nfree < retire_jobs_wanted_locked(ctx,
 								 ctx->limits.max_active,
-								 1))) {
+								 1) ||
+		     !ctx->keys.nr_free)) {
 		spin_unlock_irq(&ctx->lock);
 		ret = retire_slot_reserve(&ctx->reqs, 1) ?:
-		      retire_jobs_reserve(ctx, ctx->limits.max_active, 1);
+		      retire_jobs_reserve(ctx, ctx->limits.max_active, 1) ?:
+		      (ctx->keys.nr_free ? 0 : retire_keys_reserve(ctx));
 		spin_lock_irq(&ctx->lock);
 	}
 	if (ret) {
@@ -640,8 +633,10 @@ int retire_submit_one(struct retire_ctx *ctx, struct retire_sqe *sqe,
 		retire_req_activate_locked(ctx, req, req->t_admit);
 	} else {
 		req->state = RETIRE_REQ_WAITING;
-		list_add_tail(&req->node, &ctx->waiting);
+		retire_keys_wait_locked(ctx, req);
 		ctx->waiting_nr++;
+		/* a pass left for the work item may have room for it */
+		retire_activate_waiting_locked(ctx, req->t_admit);
 	}
 	spin_unlock_irq(&ctx->lock);
 
@@ -784,16 +779,29 @@ static void retire_req_unquarantine_locked(struct retire_ctx *ctx,
 void retire_ctx_unquarantine(struct retire_ctx *ctx)
 {
 	struct retire_req *req;
-	u32 idx;
+	u32 idx, n;
+	bool more = true;
 
-	spin_lock_irq(&ctx->lock);
-	for (idx = 0; ctx->quarantined && idx < ctx->reqs.nr; idx++) {
-		req = retire_slot_get(&ctx->reqs, idx);
-		if (req->slot.live && req->quarantined &&
-		    req->state == RETIRE_REQ_TERMINATED)
-			retire_req_unquarantine_locked(ctx, req);
+	/*
+	 * RETIRE_CTX_BATCH slots to a hold of the lock, so the interrupts are
+	 * off for a bounded stretch however many slots there are; the mutex
+	 * keeps the table from growing (or being freed) meanwhile.
+	 */
+	mutex_lock(&ctx->mutex);
+	for (idx = 0; more && idx < ctx->reqs.nr; idx += RETIRE_CTX_BATCH) {
+		spin_lock_irq(&ctx->lock);
+		for (n = idx; n < ctx->reqs.nr && n < idx + RETIRE_CTX_BATCH;
+		     n++) {
+			req = retire_slot_get(&ctx->reqs, n);
+			if (req->slot.live && req->quarantined &&
+			    req->state == RETIRE_REQ_TERMINATED)
+				retire_req_unquarantine_locked(ctx, req);
+		}
+		more = ctx->quarantined;
+		spin_unlock_irq(&ctx->lock);
+		cond_resched();
 	}
-	spin_unlock_irq(&ctx->lock);
+	mutex_unlock(&ctx->mutex);
 }
 EXPORT_SYMBOL_IF_KUNIT(retire_ctx_unquarantine);
 

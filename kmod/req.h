@@ -60,7 +60,9 @@ struct retire_deadline;
  *		-EALREADY and OUTSTANDING)
  * @ack_timed_out: its deadline had expired when the first cancel came
  * @on_ready:	on the context's ready list
+ * @parked:	WAITING: parked on its key, not in the ready tree (keys.c)
  * @job:	the engine's job slot while ACTIVE
+ * @seq:	WAITING: its admission order among waiting requests
  * @ready_next:	the next request on the ready list (a slot index)
  * @handle:	this incarnation's handle (kept for the RETIRED record)
  * @user_data:	from the submitter
@@ -71,8 +73,9 @@ struct retire_deadline;
  * @t_admit:	admission time
  * @intent:	the context's intent sequence at admission (the publication
  *		predicate: ctx.c)
- * @node:	WAITING: on ctx->waiting; ACTIVE: on ctx->active_list,
- *		ordered by @watch_at
+ * @node:	WAITING and @parked: on its key's parked list; ACTIVE: on
+ *		ctx->active_list, ordered by @watch_at
+ * @rb:		WAITING, not @parked: in the context's ready tree
  * @watch_at:	ACTIVE: when the device will have held it too long: the
  *		context's timer then quarantines it
  * @dl:		WAITING, ACTIVE: its deadline, NULL for none (cancel.c)
@@ -117,7 +120,11 @@ struct retire_req {
 		u16 ack_already:1;
 		u16 ack_timed_out:1;
 		u16 on_ready:1;
-		u32 job;
+		u16 parked:1;
+		union {
+			u32 job;
+			u32 seq;
+		};
 		u32 ready_next;
 		u64 handle;
 		u64 user_data;
@@ -130,8 +137,13 @@ struct retire_req {
 	);
 	union {
 		struct {
-			struct list_head node;
-			ktime_t watch_at;
+			union {
+				struct {
+					struct list_head node;
+					ktime_t watch_at;
+				};
+				struct rb_node rb;
+			};
 			struct retire_deadline *dl;
 		};
 		struct {
@@ -144,7 +156,7 @@ struct retire_req {
 	};
 };
 
-struct retire_req *retire_req_of(struct retire_ctx *ctx, u32 idx);
+void retire_ctx_activate_work(struct work_struct *work);
 int retire_submit_one(struct retire_ctx *ctx, struct retire_sqe *sqe,
 		      ktime_t now);
 int retire_req_retire(struct retire_ctx *ctx, u64 handle);
@@ -168,7 +180,6 @@ u32 retire_req_cqe_flags(const struct retire_req *req);
 void retire_req_quarantine_locked(struct retire_ctx *ctx,
 				  struct retire_req *req);
 void retire_ctx_unquarantine(struct retire_ctx *ctx);
-u32 retire_active_per_key_max_locked(struct retire_ctx *ctx);
 void retire_ctx_limits_changed_locked(struct retire_ctx *ctx,
 				      const struct retire_limits *l);
 bool retire_req_publishable_locked(const struct retire_ctx *ctx,

@@ -484,8 +484,138 @@ static void retire_activation_skips_saturated_key(struct kunit *test)
 		retire_fix_complete(f, h[i]);
 }
 
+/* limits: @active at once, @per_key of one key, 8 waiting */
+static void retire_fix_bounds(struct kunit *test, u32 active, u32 per_key)
+{
+	struct retire_fix *f = test->priv;
+	struct retire_limits l = f->ctx->limits;
+
+	l.max_active = active;
+	l.max_active_per_key = per_key;
+	l.max_waiting = 8;
+	KUNIT_ASSERT_EQ(test, retire_ctx_set_limits(f->ctx, &l), 0);
+}
+
+static u8 retire_fix_state(struct retire_fix *f, u64 h)
+{
+	return retire_fix_req(f, h)->state;
+}
+
+/* @nr requests of 64 bytes, the i-th with key[i], each on a new buffer */
+static void retire_fix_submit_keys(struct kunit *test, const u64 *key,
+				   u64 *h, unsigned int nr)
+{
+	struct retire_fix *f = test->priv;
+	unsigned int i;
+	u64 b;
+
+	for (i = 0; i < nr; i++) {
+		retire_fix_add_bufs(test, &b, 1);
+		KUNIT_ASSERT_EQ(test, retire_fix_try_submit(f, b, 64, key[i],
+							    &h[i]), 0);
+	}
+}
+
+/*
+ * When a key gets room back, its oldest waiter becomes ready behind no
+ * younger request of another key: the oldest ready request starts first.
+ */
+static void retire_activation_is_oldest_first_across_keys(struct kunit *test)
+{
+	struct retire_fix *f = test->priv;
+	enum { A1, A2, B1, C1, A3, B2, NR };
+	const u64 key[NR] = { 1, 1, 2, 3, 1, 2 };
+	u64 h[NR];
+
+	retire_fix_bounds(test, 2, 1);
+	retire_fix_submit_keys(test, key, h, NR);
+	KUNIT_EXPECT_EQ(test, retire_fix_state(f, h[A1]), RETIRE_REQ_ACTIVE);
+	KUNIT_EXPECT_EQ(test, retire_fix_state(f, h[B1]), RETIRE_REQ_ACTIVE);
+	KUNIT_EXPECT_EQ(test, f->ctx->waiting_nr, 4U);
+	/* key 1 has room: A2, older than C1, goes first */
+	retire_fix_complete(f, h[A1]);
+	KUNIT_EXPECT_EQ(test, retire_fix_state(f, h[A2]), RETIRE_REQ_ACTIVE);
+	KUNIT_EXPECT_EQ(test, retire_fix_state(f, h[C1]), RETIRE_REQ_WAITING);
+	/* key 2 has room: C1 is older than B2 */
+	retire_fix_complete(f, h[B1]);
+	KUNIT_EXPECT_EQ(test, retire_fix_state(f, h[C1]), RETIRE_REQ_ACTIVE);
+	KUNIT_EXPECT_EQ(test, retire_fix_state(f, h[B2]), RETIRE_REQ_WAITING);
+	KUNIT_EXPECT_EQ(test, retire_fix_state(f, h[A3]), RETIRE_REQ_WAITING);
+	retire_fix_complete(f, h[C1]);
+	KUNIT_EXPECT_EQ(test, retire_fix_state(f, h[B2]), RETIRE_REQ_ACTIVE);
+	retire_fix_complete(f, h[A2]);
+	KUNIT_EXPECT_EQ(test, retire_fix_state(f, h[A3]), RETIRE_REQ_ACTIVE);
+	retire_fix_complete(f, h[B2]);
+	retire_fix_complete(f, h[A3]);
+	KUNIT_EXPECT_EQ(test, f->ctx->active, 0U);
+	KUNIT_EXPECT_EQ(test, f->ctx->waiting_nr, 0U);
+}
+
+/*
+ * A lowered per-key bound holds back a request that was ready under the
+ * old one; it keeps its place among its key's waiters, and a raised bound
+ * lets them go again in admission order.
+ */
+static void retire_activation_follows_a_changed_per_key_bound(struct kunit *test)
+{
+	struct retire_fix *f = test->priv;
+	enum { A1, B1, A2, A3, C1, NR };
+	const u64 key[NR] = { 1, 2, 1, 1, 3 };
+	struct retire_limits l;
+	u64 h[NR];
+
+	retire_fix_bounds(test, 2, 2);
+	retire_fix_submit_keys(test, key, h, C1);
+	/* A2 waits for max_active only, A3 for its key too */
+	KUNIT_EXPECT_EQ(test, retire_fix_state(f, h[A2]), RETIRE_REQ_WAITING);
+	retire_fix_bounds(test, 2, 1);
+	l = f->ctx->limits;
+	retire_fix_complete(f, h[B1]);
+	/* room under max_active, none for key 1 */
+	KUNIT_EXPECT_EQ(test, f->ctx->active, 1U);
+	KUNIT_EXPECT_EQ(test, retire_fix_state(f, h[A2]), RETIRE_REQ_WAITING);
+	/* a new key starts at once: nothing that may start waits ahead */
+	retire_fix_submit_keys(test, key + C1, h + C1, 1);
+	KUNIT_EXPECT_EQ(test, retire_fix_state(f, h[C1]), RETIRE_REQ_ACTIVE);
+	/* key 1's oldest waiter first */
+	retire_fix_complete(f, h[A1]);
+	KUNIT_EXPECT_EQ(test, retire_fix_state(f, h[A2]), RETIRE_REQ_ACTIVE);
+	KUNIT_EXPECT_EQ(test, retire_fix_state(f, h[A3]), RETIRE_REQ_WAITING);
+	/* raised: A3 may go once max_active has room */
+	l.max_active_per_key = 2;
+	KUNIT_ASSERT_EQ(test, retire_ctx_set_limits(f->ctx, &l), 0);
+	KUNIT_EXPECT_EQ(test, retire_fix_state(f, h[A3]), RETIRE_REQ_WAITING);
+	retire_fix_complete(f, h[C1]);
+	KUNIT_EXPECT_EQ(test, retire_fix_state(f, h[A3]), RETIRE_REQ_ACTIVE);
+	retire_fix_complete(f, h[A2]);
+	retire_fix_complete(f, h[A3]);
+	KUNIT_EXPECT_EQ(test, f->ctx->waiting_nr, 0U);
+}
+
+/* a cancelled waiter gives its key's room to the next one */
+static void retire_activation_cancel_of_a_ready_waiter_unparks_the_next(struct kunit *test)
+{
+	struct retire_fix *f = test->priv;
+	enum { A1, B1, A2, A3, NR };
+	const u64 key[NR] = { 1, 2, 1, 1 };
+	u64 h[NR];
+
+	retire_fix_bounds(test, 2, 2);
+	retire_fix_submit_keys(test, key, h, NR);
+	KUNIT_ASSERT_EQ(test, retire_req_cancel(f->ctx, h[A2]), 0);
+	retire_fix_complete(f, h[B1]);
+	KUNIT_EXPECT_EQ(test, retire_fix_state(f, h[A3]), RETIRE_REQ_ACTIVE);
+	retire_fix_complete(f, h[A1]);
+	retire_fix_complete(f, h[A3]);
+	KUNIT_EXPECT_EQ(test, f->ctx->active, 0U);
+	KUNIT_EXPECT_EQ(test, f->ctx->waiting_nr, 0U);
+}
+
 static struct kunit_case retire_activation_cases[] = {
 	KUNIT_CASE(retire_activation_skips_saturated_key),
+	KUNIT_CASE(retire_activation_is_oldest_first_across_keys),
+	KUNIT_CASE(retire_activation_follows_a_changed_per_key_bound),
+	KUNIT_CASE(retire_activation_cancel_of_a_ready_waiter_unparks_the_next),
 	{}
 };
 

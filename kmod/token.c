@@ -181,19 +181,24 @@ int retire_token_handoff(struct retire_ctx *ctx, u64 token, u64 *new_token)
 EXPORT_SYMBOL_IF_KUNIT(retire_token_handoff);
 
 /**
- * retire_token_revoke_all_locked() - the owner is gone: return every token
- * @ctx: the context, closing
+ * retire_token_revoke_locked() - the owner is gone: return its tokens
+ * @ctx:	the context, closing
+ * @from:	the first token slot to look at
+ * @nr:		how many slots to look at
  *
  * Only the owner could return its tokens; once its file is closed nobody
- * can, so they are returned on its behalf. Memory the owner mapped stays
- * referenced by its own mappings.
+ * can, so they are returned on its behalf, @nr slots to a call so that
+ * the caller can drop the lock between calls. Memory the owner mapped
+ * stays referenced by its own mappings.
+ *
+ * Return: the slot after the last one looked at.
  */
-void retire_token_revoke_all_locked(struct retire_ctx *ctx)
+u32 retire_token_revoke_locked(struct retire_ctx *ctx, u32 from, u32 nr)
 {
-	u32 idx;
+	u32 idx, end = min(ctx->tokens.nr, from + nr);
 
 	lockdep_assert_held(&ctx->lock);
-	for (idx = 0; idx < ctx->tokens.nr; idx++) {
+	for (idx = from; idx < end; idx++) {
 		struct retire_token *tok = retire_slot_get(&ctx->tokens, idx);
 
 		if (!tok->slot.live)
@@ -204,4 +209,5 @@ void retire_token_revoke_all_locked(struct retire_ctx *ctx)
 		retire_slot_release_locked(&ctx->tokens, &tok->slot, idx);
 		tok->req = NULL;
 	}
+	return end;
 }

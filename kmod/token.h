@@ -23,6 +23,6 @@ struct retire_token {
 int retire_token_borrow(struct retire_ctx *ctx, u64 req_handle, u64 *token);
 int retire_token_return(struct retire_ctx *ctx, u64 token, int error);
 int retire_token_handoff(struct retire_ctx *ctx, u64 token, u64 *new_token);
-void retire_token_revoke_all_locked(struct retire_ctx *ctx);
+u32 retire_token_revoke_locked(struct retire_ctx *ctx, u32 from, u32 nr);
 
 #endif /* _RETIRE_TOKEN_H */
