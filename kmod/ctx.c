@@ -249,7 +249,8 @@ static void retire_ctx_free_work(struct work_struct *work)
 		retire_ctx_send_stale(ctx);
 	cancel_work_sync(&ctx->health_work);
 	retire_netlink_notify_health(&reaped);
-	WARN_ON_ONCE(ctx->unretired || ctx->ready_head != RETIRE_SLOT_NONE);
+	WARN_ON_ONCE(ctx->unretired || ctx->ready_head != RETIRE_SLOT_NONE ||
+		     !list_empty(&ctx->flow.jobs));
 	retire_ctx_timer_fini(ctx);
 	retire_slot_table_destroy(&ctx->reqs);
 	/* jobs wait for their last timer and work item here */
@@ -324,6 +325,8 @@ struct retire_ctx *retire_ctx_create(struct retire_engine *engine)
 	ctx->ready_head = RETIRE_SLOT_NONE;
 	ctx->ready_tail = RETIRE_SLOT_NONE;
 	INIT_LIST_HEAD(&ctx->active_list);
+	INIT_LIST_HEAD(&ctx->flow.jobs);
+	INIT_LIST_HEAD(&ctx->flow.node);
 	INIT_LIST_HEAD(&ctx->pool_lru);
 	retire_ctx_timer_init(ctx);
 	init_waitqueue_head(&ctx->waitq);

@@ -14,6 +14,7 @@
 #include <linux/workqueue.h>
 #include <linux/retire.h>
 
+#include "engine.h"
 #include "keys.h"
 #include "slot.h"
 #include "stats.h"
@@ -50,6 +51,8 @@ struct retire_ring;
  *		became ready. The list threads through the requests, so
  *		delivery never allocates and a slow reader loses nothing.
  * @ready_tail:	the last of them.
+ * @flow:	its turn at a device that serves contexts in turn: the
+ *		engine's, under the engine's lock (engine.h)
  * @keys:	admitted requests not yet handed to the engine, and what each
  *		key has in flight: which waiting request starts next (keys.c).
  * @active_list: requests the device holds, in the order their watchdogs
@@ -114,6 +117,7 @@ struct retire_ctx {
 	struct retire_slot_table tokens;	/* protected by @lock */
 	u32 ready_head;			/* protected by @lock */
 	u32 ready_tail;			/* protected by @lock */
+	struct retire_flow flow;
 	struct retire_keys keys;	/* protected by @lock */
 	struct list_head active_list;	/* protected by @lock */
 	struct timerqueue_head deadlines;	/* protected by @lock */

@@ -76,6 +76,11 @@ struct retire_engine_result {
  * @job_init:	one-time set-up of a new job
  * @job_fini:	undo @job_init (may sleep): waits for any timer or work item
  *		of the job's last run
+ * @queues:	the device serves its jobs from a queue of its own, one or a
+ *		few at a time, not all as they start: a request's watchdog
+ *		then starts when the engine calls retire_engine_begin() (the
+ *		device begins it), so that it measures the device's own time
+ *		on the request and not the time it waited behind others
  * @fail_submit: (optional) refuse this submission attempt (-EIO): an
  *		injected failure; called for every attempt, outside any lock
  * @knobs_get:	(optional) the engine's knobs, in the sim's ABI
@@ -95,11 +100,27 @@ struct retire_engine_ops {
 	size_t job_size;
 	void (*job_init)(void *job, void *ctx);
 	void (*job_fini)(void *job);
+	bool queues;
 	bool (*fail_submit)(struct retire_engine *e);
 	int (*knobs_get)(struct retire_sim_config *cfg);
 	int (*knobs_set)(const struct retire_sim_config *cfg);
 	void (*reset)(void);
 	void (*release)(struct retire_engine *e);
+};
+
+/**
+ * struct retire_flow - a context's turn at a device that serves contexts
+ *			in turn
+ * @jobs:	its jobs the device has not begun, FIFO (the engine's nodes)
+ * @node:	on the device's round robin while @jobs is not empty
+ *
+ * Each context has one; the engine it is bound to keeps it under the
+ * engine's own lock. The core only initialises it: it is empty whenever
+ * the context is bound to another engine (no job is out then).
+ */
+struct retire_flow {
+	struct list_head jobs;
+	struct list_head node;
 };
 
 /**
@@ -149,6 +170,7 @@ int retire_engine_knobs_get(struct retire_sim_config *cfg);
 int retire_engine_knobs_set(const struct retire_sim_config *cfg);
 int retire_engine_reset(void);
 
+void retire_engine_begin(struct retire_ctx *ctx, u64 handle);
 void retire_engine_complete(struct retire_ctx *ctx, u64 handle,
 			    const struct retire_engine_result *res);
 void retire_engine_moving(struct retire_ctx *ctx,

@@ -30,6 +30,13 @@
  * precede dma_unmap_page(). The scratch buffer is the driver's own,
  * coherent, and never a request's.
  *
+ * Contexts take turns: each bound context has its own queue (its
+ * struct retire_flow), and the device begins the oldest job of the next
+ * context in a round robin, so one context's backlog delays another's
+ * request by at most one request of each other context. A request's
+ * watchdog starts when the device begins it (retire_engine_begin()), so
+ * it measures the device's time on that request alone.
+ *
  * Cancel: a request still queued is taken out (never mapped, never
  * touched); one whose transfers have begun runs to its end (-EALREADY).
  *
@@ -111,7 +118,7 @@ enum retire_edu_step {
 /**
  * struct retire_edu_job - one request the device has been given
  * @slot:	slot header (the context's job table)
- * @node:	on retire_edu.queue while waiting for the device
+ * @node:	on its context's flow while waiting for the device
  * @ctx:	the context, fixed when the slot is created
  * @w:		what to do
  * @done:	bytes of @w moved so far (whole chunks)
@@ -136,8 +143,9 @@ struct retire_edu_job {
  * @engine:	what the core sees; freed with the last context naming it
  * @pdev:	the device, NULL once removed
  * @regs:	its BAR 0
- * @lock:	protects @queue, @cur, @busy, @irq_done, @gone
- * @queue:	jobs waiting for the device, FIFO
+ * @lock:	protects @flows (and the flows on it), @cur, @busy,
+ *		@irq_done, @gone
+ * @flows:	the contexts with jobs waiting for the device, in turn
  * @cur:	the job being moved, owned by @work
  * @busy:	a transfer is commanded and its interrupt not yet handled
  * @irq_done:	its interrupt came
@@ -156,7 +164,7 @@ struct retire_edu {
 	struct pci_dev *pdev;
 	void __iomem *regs;
 	spinlock_t lock;		/* IRQ-safe: taken from the interrupt */
-	struct list_head queue;
+	struct list_head flows;
 	struct retire_edu_job *cur;
 	bool busy;
 	bool irq_done;
@@ -173,6 +181,47 @@ struct retire_edu {
 static struct retire_edu *retire_edu_of(struct retire_ctx *ctx)
 {
 	return container_of(ctx->engine, struct retire_edu, engine);
+}
+
+/* @job waits at the end of its context's queue; edu->lock held */
+static void retire_edu_enqueue(struct retire_edu *edu,
+			       struct retire_edu_job *job)
+{
+	struct retire_flow *f = &job->ctx->flow;
+
+	if (list_empty(&f->jobs))
+		list_add_tail(&f->node, &edu->flows);
+	list_add_tail(&job->node, &f->jobs);
+}
+
+/* @job leaves its context's queue; edu->lock held */
+static void retire_edu_unqueue(struct retire_edu_job *job)
+{
+	struct retire_flow *f = &job->ctx->flow;
+
+	list_del_init(&job->node);
+	if (list_empty(&f->jobs))
+		list_del_init(&f->node);
+}
+
+/*
+ * The job whose turn it is, taken off its queue: the oldest of the next
+ * context in turn, which then goes to the back. edu->lock held.
+ */
+static struct retire_edu_job *retire_edu_dequeue(struct retire_edu *edu)
+{
+	struct retire_flow *f = list_first_entry_or_null(&edu->flows,
+							 struct retire_flow,
+							 node);
+	struct retire_edu_job *job;
+
+	if (!f)
+		return NULL;
+	job = list_first_entry(&f->jobs, struct retire_edu_job, node);
+	retire_edu_unqueue(job);
+	if (!list_empty(&f->jobs))
+		list_move_tail(&f->node, &edu->flows);
+	return job;
 }
 
 /* command one transfer; the caller set @edu->busy under the lock */
@@ -333,15 +382,12 @@ static void retire_edu_work(struct work_struct *work)
 			spin_lock_irq(&edu->lock);
 		}
 		if (!job) {
-			job = list_first_entry_or_null(&edu->queue,
-						       struct retire_edu_job,
-						       node);
+			/* the device has it: a cancel finds it running */
+			job = retire_edu_dequeue(edu);
 			if (!job) {
 				spin_unlock_irq(&edu->lock);
 				return;
 			}
-			/* the device has it: a cancel finds it running */
-			list_del_init(&job->node);
 			edu->cur = job;
 		}
 		if (job->done == job->w.len) {
@@ -357,6 +403,9 @@ static void retire_edu_work(struct work_struct *work)
 			u32 off, cnt;
 
 			retire_edu_chunk(job, &off, &cnt);
+			/* the device's time on it starts: its watchdog too */
+			if (!job->done)
+				retire_engine_begin(job->ctx, job->w.handle);
 			/* before the bytes move: a write dirties on unpin */
 			retire_engine_moving(job->ctx, &job->w, cnt);
 		}
@@ -412,7 +461,7 @@ static void retire_edu_start(struct retire_ctx *ctx, void *j,
 	spin_lock_irqsave(&edu->lock, flags);
 	gone = edu->gone;
 	if (!gone) {
-		list_add_tail(&job->node, &edu->queue);
+		retire_edu_enqueue(edu, job);
 		if (!edu->cur)
 			queue_work(retire_wq, &edu->work);
 	}
@@ -433,7 +482,7 @@ static bool retire_edu_try_stop(struct retire_ctx *ctx, void *j)
 	spin_lock_irqsave(&edu->lock, flags);
 	/* queued: nothing was mapped, nothing will be */
 	if (!list_empty(&job->node)) {
-		list_del_init(&job->node);
+		retire_edu_unqueue(job);
 		stopped = true;
 	}
 	spin_unlock_irqrestore(&edu->lock, flags);
@@ -458,6 +507,7 @@ static const struct retire_engine_ops retire_edu_ops = {
 	.try_stop	= retire_edu_try_stop,
 	.job_size	= sizeof(struct retire_edu_job),
 	.job_init	= retire_edu_job_init,
+	.queues		= true,
 	/* no job_fini: a job that reported is the device's no more */
 	.release	= retire_edu_release,
 };
@@ -488,7 +538,7 @@ static int retire_edu_probe(struct pci_dev *pdev,
 	edu->pdev = pdev;
 	edu->regs = pcim_iomap_table(pdev)[0];
 	spin_lock_init(&edu->lock);
-	INIT_LIST_HEAD(&edu->queue);
+	INIT_LIST_HEAD(&edu->flows);
 	INIT_WORK(&edu->work, retire_edu_work);
 
 	ident = readl(edu->regs + EDU_REG_ID);
@@ -593,10 +643,7 @@ static void retire_edu_remove(struct pci_dev *pdev)
 	 */
 	for (;;) {
 		spin_lock_irq(&edu->lock);
-		job = list_first_entry_or_null(&edu->queue,
-					       struct retire_edu_job, node);
-		if (job)
-			list_del_init(&job->node);
+		job = retire_edu_dequeue(edu);
 		spin_unlock_irq(&edu->lock);
 		if (!job)
 			break;

@@ -59,6 +59,20 @@ struct retire_engine retire_test_engine = {
 	.ref	= KREF_INIT(1),
 };
 
+static const struct retire_engine_ops retire_test_queue_ops = {
+	.start		= retire_test_start,
+	.try_stop	= retire_test_try_stop,
+	.job_size	= sizeof(struct retire_test_job),
+	.queues		= true,
+};
+
+/* the same device with a queue of its own: it says when it begins a job */
+struct retire_engine retire_test_queue_engine = {
+	.name	= "test-queue",
+	.ops	= &retire_test_queue_ops,
+	.ref	= KREF_INIT(1),
+};
+
 void retire_fix_exit(struct kunit *test)
 {
 	struct retire_fix *f = test->priv;

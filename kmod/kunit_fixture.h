@@ -42,6 +42,8 @@ extern bool retire_test_stop_ok;
 extern bool retire_test_inline;
 /* the manual device: never registered, only the suites' contexts hold it */
 extern struct retire_engine retire_test_engine;
+/* the manual device with a queue: retire_engine_begin() starts the watch */
+extern struct retire_engine retire_test_queue_engine;
 
 void retire_test_start(struct retire_ctx *ctx, void *j,
 		       const struct retire_engine_work *w);

@@ -124,7 +124,11 @@ static void retire_req_activate_locked(struct retire_ctx *ctx,
 	req->state = RETIRE_REQ_ACTIVE;
 	ctx->active++;
 	retire_keys_start_locked(ctx, req);
-	retire_watchdog_arm(ctx, req, now);
+	/* a device with a queue of its own says when it begins the request */
+	if (ctx->engine->ops->queues)
+		INIT_LIST_HEAD(&req->node);
+	else
+		retire_watchdog_arm(ctx, req, now);
 	retire_event_at_locked(ctx, RETIRE_EV_ACTIVATE, req->handle, 0, 0, now);
 	ctx->engine->ops->start(ctx, job, &w);
 }
@@ -329,6 +333,34 @@ void retire_req_terminate_locked(struct retire_ctx *ctx,
 	retire_req_queue_locked(ctx, req, RETIRE_PEND_TERMINAL);
 	retire_activate_waiting_locked(ctx, now);
 }
+
+/**
+ * retire_engine_begin() - a device that queues its work begins a request
+ * @ctx:	the context the device was given
+ * @handle:	the request's handle
+ *
+ * For an engine with ops->queues, before the device first touches the
+ * buffer: the request's watchdog starts now, so it measures the device's
+ * own time on the request, not the time it waited in the device's queue
+ * behind other work. Until then the request is not watched: its device
+ * has not touched its buffer, and a cancel takes it out of the queue.
+ * Callable from any context, but not under a lock that the engine's
+ * start() takes: start() runs under the context lock, taken here.
+ */
+void retire_engine_begin(struct retire_ctx *ctx, u64 handle)
+{
+	struct retire_req *req;
+	unsigned long flags;
+
+	spin_lock_irqsave(&ctx->lock, flags);
+	req = retire_slot_lookup_locked(&ctx->reqs, handle);
+	/* an active request not on the watched list has not begun */
+	if (!WARN_ON_ONCE(!req || req->state != RETIRE_REQ_ACTIVE) &&
+	    list_empty(&req->node))
+		retire_watchdog_arm(ctx, req, ktime_get());
+	spin_unlock_irqrestore(&ctx->lock, flags);
+}
+EXPORT_SYMBOL_IF_KUNIT(retire_engine_begin);
 
 /**
  * retire_engine_moving() - a device is about to move bytes of a request

@@ -11,7 +11,8 @@
  * runs to its end; removal with work in flight ends every request with a
  * reset outcome, each retires, and a re-probed device is a new engine; a
  * transfer whose interrupt never comes is quarantined until removal; an
- * owner killed with transfers in flight leaves nothing behind.
+ * owner killed with transfers in flight leaves nothing behind; one user's
+ * flood neither starves another's request nor gets it quarantined.
  *
  * A transfer takes about 100 ms of the guest's virtual time: requests are
  * a few pages at most.
@@ -433,6 +434,86 @@ TEST_F(edu, a_killed_owner_with_transfers_in_flight_retires_everything)
 	ASSERT_EQ(0, rt_register(self->r, RT_PAGE, &buf, NULL));
 	edu_run(_metadata, self, buf, 0, 100, RETIRE_DEV_WRITE, 0x43, &c);
 	EXPECT_EQ(RETIRE_OUTCOME_COMPLETED, c.outcome);
+}
+
+/*
+ * The second user: a context of its own, bound to edu, then nobody with a
+ * watchdog of one second of the device's time; one short READ (two
+ * transfers, about 200 ms of the device). Reports 'K' if it completed
+ * without quarantine, 'Q' if it was quarantined, 'O' for another outcome,
+ * 'E' for an error on the way.
+ */
+static void short_user(int wfd, long id)
+{
+	struct rt_log log = { 0 };
+	struct retire_limits l;
+	struct retire_stats st;
+	struct retire_cqe c;
+	struct retire *r;
+	__u64 buf, h;
+	char ok = 'E';
+
+	if (retire_open_device(&r, NULL, 0) || retire_set_engine(r, id) ||
+	    rt_become_nobody() || retire_get_limits(r, &l))
+		goto out;
+	l.watchdog_ns = 1000 * RT_MS;
+	if (retire_set_limits(r, &l) || rt_register(r, RT_PAGE, &buf, NULL) ||
+	    rt_submit(r, buf, 0, 64, RETIRE_DEV_READ, 7, 0, &h) ||
+	    rt_wait(r, &log, h, RETIRE_REC_TERMINAL, &c, 8000) ||
+	    retire_get_stats(r, &st, 0))
+		goto out;
+	ok = st.quarantined ? 'Q' :
+	     c.outcome != RETIRE_OUTCOME_COMPLETED ? 'O' : 'K';
+out:
+	rt_owner_report(wfd, ok);
+}
+
+/*
+ * One device, two users. The first floods it: six requests of 400 ms of
+ * the device each, 2.4 s in all. The second, a moment later, submits one
+ * short request under a one-second watchdog. The device serves contexts
+ * in turn, so the short request begins after at most the one moving now;
+ * its watchdog counts from then, so it is not quarantined for the time it
+ * waited behind the other user (it used to be: one queue for all, and the
+ * watchdog from the hand-over). The flood completes too.
+ */
+TEST_F(edu, a_flooding_user_neither_starves_nor_quarantines_another)
+{
+	enum { NR = 6 };
+	struct retire_stats st;
+	struct retire_cqe c;
+	__u64 buf[NR], h[NR];
+	int i, status;
+	char ok = 0;
+	pid_t pid;
+
+	for (i = 0; i < NR; i++) {
+		ASSERT_EQ(0, rt_register(self->r, RT_PAGE, &buf[i], NULL));
+		ASSERT_EQ(0, rt_submit(self->r, buf[i], 0, EDU_CHUNK,
+				       RETIRE_DEV_READ | RETIRE_DEV_WRITE,
+				       i, 0, &h[i]));
+	}
+	pid = rt_spawn_owner(short_user, self->e.id, &ok);
+	ASSERT_LE(0, pid);
+	EXPECT_EQ('K', ok) {
+		TH_LOG("the short request: %s", ok == 'Q' ?
+		       "quarantined for its wait behind the flood" :
+		       ok ? "not completed" : "no answer within 10 s");
+	}
+	/* it did not wait for the whole flood */
+	ASSERT_EQ(0, retire_get_stats(self->r, &st, 0));
+	EXPECT_LT(st.completed, NR);
+	kill(pid, SIGKILL);
+	ASSERT_EQ(pid, waitpid(pid, &status, 0));
+
+	for (i = 0; i < NR; i++) {
+		ASSERT_EQ(0, rt_wait(self->r, &self->log, h[i],
+				     RETIRE_REC_TERMINAL, &c, 10000));
+		EXPECT_EQ(RETIRE_OUTCOME_COMPLETED, c.outcome);
+		EXPECT_EQ(0, retire_retire_request(self->r, h[i]));
+	}
+	ASSERT_EQ(0, retire_get_stats(self->r, &st, 0));
+	EXPECT_EQ(0, st.quarantined);
 }
 
 TEST_HARNESS_MAIN
