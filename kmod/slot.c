@@ -19,6 +19,7 @@
 #include <kunit/visibility.h>
 #include <linux/retire.h>
 
+#include "buf.h"
 #include "slot.h"
 
 /**
@@ -56,9 +57,24 @@ int retire_slot_table_init(struct retire_slot_table *t, u8 kind,
 		.lock = lock,
 	};
 	t->chunks = kvcalloc(nchunks, sizeof(*t->chunks), GFP_KERNEL_ACCOUNT);
-	return t->chunks ? 0 : -ENOMEM;
+	t->charged = kvcalloc(nchunks, sizeof(*t->charged), GFP_KERNEL_ACCOUNT);
+	if (!t->chunks || !t->charged) {
+		kvfree(t->chunks);
+		kvfree(t->charged);
+		t->chunks = NULL;
+		t->charged = NULL;
+		return -ENOMEM;
+	}
+	return 0;
 }
 EXPORT_SYMBOL_IF_KUNIT(retire_slot_table_init);
+
+/* the pages a chunk is charged for */
+static unsigned long retire_slot_chunk_pages(struct retire_slot_table *t)
+{
+	return DIV_ROUND_UP(array_size(RETIRE_SLOT_CHUNK, t->obj_size),
+			    PAGE_SIZE);
+}
 
 /**
  * retire_slot_table_destroy() - free every chunk; no slot may be busy
@@ -78,7 +94,11 @@ void retire_slot_table_destroy(struct retire_slot_table *t)
 			for (i = 0; i < RETIRE_SLOT_CHUNK; i++)
 				t->fini(t->chunks[c] + i * t->obj_size);
 		kvfree(t->chunks[c]);
+		retire_memlock_uncharge(t->charged[c],
+					retire_slot_chunk_pages(t));
 	}
+	kvfree(t->charged);
+	t->charged = NULL;
 	kvfree(t->chunks);
 	t->chunks = NULL;
 }
@@ -167,12 +187,17 @@ EXPORT_SYMBOL_IF_KUNIT(retire_slot_chunk_add_locked);
  * @want:	free slots wanted
  *
  * Allocates chunks outside the lock until @want slots are free or the table
- * is at its maximum (an allocation then fails and says which bound).
+ * is at its maximum (an allocation then fails and says which bound). Each
+ * chunk's pages are charged to the caller's user against RLIMIT_MEMLOCK,
+ * as the buffers and rings are (retire_memlock_charge()), until the table
+ * is destroyed: a user cannot make the module hold more request, token,
+ * job or buffer slots than it may lock.
  *
- * Return: 0 or -ENOMEM.
+ * Return: 0; -ENOMEM when memory or the caller's RLIMIT_MEMLOCK runs out.
  */
 int retire_slot_reserve(struct retire_slot_table *t, u32 want)
 {
+	struct user_struct *user = NULL;
 	spinlock_t *lock = t->lock;
 	void *chunk;
 
@@ -183,16 +208,24 @@ int retire_slot_reserve(struct retire_slot_table *t, u32 want)
 			return 0;
 		}
 		spin_unlock_irq(lock);
+		/* the caller's user holds the chunk's pages (buf.c) */
+		user = retire_memlock_charge(retire_slot_chunk_pages(t));
+		if (IS_ERR(user))
+			return PTR_ERR(user);
 		chunk = retire_slot_chunk_alloc(t);
-		if (!chunk)
+		if (!chunk) {
+			retire_memlock_uncharge(user, retire_slot_chunk_pages(t));
 			return -ENOMEM;
+		}
 		spin_lock_irq(lock);
 		/* growth is serialized: the table cannot have filled meanwhile */
 		if (WARN_ON_ONCE(t->nr >= t->max)) {
 			spin_unlock_irq(lock);
 			retire_slot_chunk_free(t, chunk);
+			retire_memlock_uncharge(user, retire_slot_chunk_pages(t));
 			return 0;
 		}
+		t->charged[t->nr >> RETIRE_SLOT_CHUNK_SHIFT] = user;
 		retire_slot_chunk_add_locked(t, chunk);
 		spin_unlock_irq(lock);
 	}

@@ -59,6 +59,9 @@ struct retire_slot {
  * @init:	one-time set-up of a new object (timers, work items)
  * @fini:	undo @init before the chunk is freed (may sleep)
  * @arg:	passed to @init with each new object
+ * @charged:	per chunk, the user its pages are charged to (NULL: none):
+ *		a chunk that retire_slot_reserve() adds is charged to the
+ *		locked memory of the user whose call grows the table
  * @lock:	the lock that protects it (the owning context's): every
  *		*_locked() function asserts it is held
  *
@@ -78,6 +81,7 @@ struct retire_slot_table {
 	void (*init)(void *obj, void *arg);
 	void (*fini)(void *obj);
 	void *arg;
+	struct user_struct **charged;
 	spinlock_t *lock;	/* not its own: the owning context's */
 };
 

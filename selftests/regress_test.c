@@ -399,6 +399,8 @@ static int rg_charge_child(int fd, bool use_exec)
 	return WEXITSTATUS(st) ? 20 + WEXITSTATUS(st) : 0;
 }
 
+static int rg_grow_buf_table(int fd);
+
 static void rg_charge_case(struct __test_metadata *_metadata, bool use_exec)
 {
 	struct retire *r2;
@@ -409,6 +411,7 @@ static void rg_charge_case(struct __test_metadata *_metadata, bool use_exec)
 	fd = retire_get_fd(r2);
 	/* the exec'd grandchild inherits it */
 	ASSERT_EQ(0, fcntl(fd, F_SETFD, 0));
+	ASSERT_EQ(0, rg_grow_buf_table(fd));
 	pid = fork();
 	ASSERT_LE(0, pid);
 	if (!pid)
@@ -444,6 +447,21 @@ static int rg_register_module(int fd, __u64 pages, __u64 *handle)
 	if (!ret && handle)
 		*handle = reg.handle;
 	return ret;
+}
+
+/*
+ * Root (CAP_IPC_LOCK: nothing charged) grows @fd's buffer table by its
+ * first chunk: a registration that grows it charges its pages to the
+ * caller's RLIMIT_MEMLOCK too, so a test that measures a user's
+ * allowance in buffer pages alone starts with the table there.
+ */
+static int rg_grow_buf_table(int fd)
+{
+	struct retire_handle_arg h;
+
+	memset(&h, 0, sizeof(h));
+	return rg_register_module(fd, 1, &h.handle) ?:
+	       rt_ioctl(fd, RETIRE_IOC_BUF_UNREGISTER, &h);
 }
 
 static int rg_pool_bytes(int fd, __u64 *bytes)
@@ -506,6 +524,8 @@ TEST_F(rg, module_buffers_are_charged_to_the_users_memlock)
 
 	ASSERT_EQ(0, retire_open_device(&a, NULL, 0));
 	ASSERT_EQ(0, retire_open_device(&b, NULL, 0));
+	ASSERT_EQ(0, rg_grow_buf_table(retire_get_fd(a)));
+	ASSERT_EQ(0, rg_grow_buf_table(retire_get_fd(b)));
 	pid = fork();
 	ASSERT_LE(0, pid);
 	if (!pid)
@@ -550,6 +570,57 @@ TEST_F(rg, rings_are_charged_to_the_users_memlock)
 	ASSERT_LE(0, pid);
 	if (!pid)
 		_exit(rg_ring_charge_child(retire_get_fd(a)));
+	ASSERT_EQ(pid, waitpid(pid, &st, 0));
+	ASSERT_TRUE(WIFEXITED(st));
+	EXPECT_EQ(0, WEXITSTATUS(st));
+	retire_close_device(a);
+}
+
+/*
+ * As nobody with nothing to lock (a soft RLIMIT_MEMLOCK of 0): the
+ * request table cannot grow (-ENOMEM) and nothing is admitted; with the
+ * soft limit raised to the hard one, the same submission goes through.
+ */
+static int rg_table_charge_child(struct retire *r, __u64 buf)
+{
+	struct rlimit rl = { 0, RG_LIMIT_PAGES * RT_PAGE };
+	struct retire_stats st;
+	__u64 h;
+
+	if (setrlimit(RLIMIT_MEMLOCK, &rl) || rt_become_nobody())
+		return 10;
+	if (rt_submit(r, buf, 0, 64, RETIRE_DEV_READ, 1, 0, &h) != -ENOMEM)
+		return 11;
+	if (rt_stats(r, &st) || st.admitted || st.physical_outstanding)
+		return 12;
+	rl.rlim_cur = rl.rlim_max;
+	if (setrlimit(RLIMIT_MEMLOCK, &rl))
+		return 13;
+	if (rt_submit(r, buf, 0, 64, RETIRE_DEV_READ, 1, 0, &h))
+		return 14;
+	return 0;
+}
+
+/*
+ * A context's request, token, job and buffer tables grow with what its
+ * caller asks for (a request table to 1 MiB): their pages are charged to
+ * the user whose call grows them, as buffers and rings are. Without it a
+ * user made the module hold a request table per context, for as many
+ * contexts as it could open, charged to nothing but its memory cgroup.
+ */
+TEST_F(rg, request_tables_are_charged_to_the_users_memlock)
+{
+	struct retire *a;
+	__u64 buf;
+	pid_t pid;
+	int st;
+
+	ASSERT_EQ(0, retire_open_device(&a, NULL, 0));
+	ASSERT_EQ(0, rt_register(a, RT_PAGE, &buf, NULL));
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (!pid)
+		_exit(rg_table_charge_child(a, buf));
 	ASSERT_EQ(pid, waitpid(pid, &st, 0));
 	ASSERT_TRUE(WIFEXITED(st));
 	EXPECT_EQ(0, WEXITSTATUS(st));
