@@ -58,6 +58,7 @@ int retire_keys_init(struct retire_keys *keys, const struct retire_limits *caps)
 	INIT_HLIST_HEAD(&keys->free);
 	INIT_LIST_HEAD(&keys->parked);
 	INIT_LIST_HEAD(&keys->raised);
+	INIT_LIST_HEAD(&keys->active);
 	keys->ready = RB_ROOT_CACHED;
 	return 0;
 }
@@ -248,8 +249,8 @@ void retire_keys_start_locked(struct retire_ctx *ctx, struct retire_req *req)
 	struct retire_key *k = retire_key_get_locked(&ctx->keys, req->key);
 
 	lockdep_assert_held(&ctx->lock);
-	if (k)
-		k->active++;
+	if (k && !k->active++)
+		list_add_tail(&k->active_node, &ctx->keys.active);
 }
 
 /**
@@ -307,7 +308,8 @@ void retire_keys_end_locked(struct retire_ctx *ctx, struct retire_req *req)
 	lockdep_assert_held(&ctx->lock);
 	if (WARN_ON_ONCE(!k))
 		return;
-	k->active--;
+	if (!--k->active)
+		list_del(&k->active_node);
 	retire_key_room_locked(ctx, k);
 	retire_key_put_locked(&ctx->keys, k);
 }
@@ -427,19 +429,18 @@ void retire_keys_raised_locked(struct retire_ctx *ctx)
  * retire_keys_active_max_locked() - the most active requests of one key
  * @ctx:	the context
  *
- * A walk of the keys in flight (at most max_active + max_waiting of
- * them) and the buckets: for LIMITS SET only.
+ * A walk of the keys with active requests: at most max_active of them,
+ * however many wait. For LIMITS SET only.
  *
  * Return: the largest number of active requests sharing a key.
  */
 u32 retire_keys_active_max_locked(struct retire_ctx *ctx)
 {
 	struct retire_key *k;
-	u32 b, most = 0;
+	u32 most = 0;
 
 	lockdep_assert_held(&ctx->lock);
-	for (b = 0; b < (1U << ctx->keys.bits); b++)
-		hlist_for_each_entry(k, &ctx->keys.hash[b], hash)
-			most = max(most, k->active);
+	list_for_each_entry(k, &ctx->keys.active, active_node)
+		most = max(most, k->active);
 	return most;
 }

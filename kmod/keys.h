@@ -18,6 +18,7 @@ struct retire_req;
  * @parked:	its waiting requests held back by max_active_per_key, FIFO
  * @parked_node: on retire_keys.parked (or .raised) while @parked is not
  *		empty
+ * @active_node: on retire_keys.active while @active is not 0
  * @key:	the key
  * @active:	its requests the engine holds
  * @ready:	its waiting requests on retire_keys.ready
@@ -26,6 +27,7 @@ struct retire_key {
 	struct hlist_node hash;
 	struct list_head parked;
 	struct list_head parked_node;
+	struct list_head active_node;
 	u64 key;
 	u32 active;
 	u32 ready;
@@ -44,6 +46,7 @@ struct retire_key {
  * @raised:	keys with parked requests that a raised max_active_per_key
  *		may let go: the activation pass moves them, a bounded number
  *		to a hold of the lock
+ * @active:	keys with active requests (at most max_active of them)
  * @ready:	the waiting requests whose key has room, oldest first
  * @seq:	admission order of waiting requests (req->seq)
  *
@@ -57,6 +60,7 @@ struct retire_keys {
 	struct hlist_head free;
 	struct list_head parked;
 	struct list_head raised;
+	struct list_head active;
 	struct rb_root_cached ready;
 	u32 seq;
 };
