@@ -2,8 +2,8 @@
 #
 # retire: the kernel module, its library, CLI and tests.
 #
-#   make            build retire.ko against KDIR, libretire, retirectl and
-#                   the kselftests
+#   make            build retire.ko (the core) and its engine modules
+#                   against KDIR, libretire, retirectl and the kselftests
 #   make check      install what is missing, then build and test on the
 #                   debug 6.12, stock 6.1 and stock 6.12 kernels in QEMU;
 #                   parts of it (Documentation/testing.rst):
@@ -20,9 +20,10 @@
 #                   make model-mutations shows each of its claims bite
 #   make install    (as root, after make) install-module, then
 #                   install-userspace:
-#     install-module     retire.ko into /lib/modules/<KDIR's release>/
-#                        updates/kmod/ (kbuild's modules_install), then
-#                        depmod
+#     install-module     retire.ko and the engines retire_null.ko,
+#                        retire_sim.ko, retire_edu.ko into
+#                        /lib/modules/<KDIR's release>/updates/kmod/
+#                        (kbuild's modules_install), then depmod
 #     install-userspace  libretire (LIBDIR: PREFIX/lib/<multiarch>),
 #                        its headers, libretire.pc, retirectl, the man
 #                        pages, the udev rule giving /dev/retire to the
@@ -197,10 +198,11 @@ uninstall:
 dkms-src:
 	@test -n "$(VERSION)" || { echo "dkms: no PACKAGE_VERSION in dkms.conf"; exit 1; }
 	rm -rf $(DKMS_SRC)
-	install -d $(DKMS_SRC)/kmod $(DKMS_SRC)/uapi/linux
+	install -d $(DKMS_SRC)/kmod $(DKMS_SRC)/uapi/linux $(DKMS_SRC)/include/linux
 	install -m 0644 dkms.conf Kbuild $(DKMS_SRC)/
 	install -m 0644 kmod/Kbuild kmod/*.[ch] $(DKMS_SRC)/kmod/
 	install -m 0644 uapi/linux/*.h $(DKMS_SRC)/uapi/linux/
+	install -m 0644 include/linux/*.h $(DKMS_SRC)/include/linux/
 
 # every kernel with headers (a build link in /lib/modules); a version
 # added before is removed first, so that these sources are the ones built

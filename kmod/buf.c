@@ -595,10 +595,9 @@ int retire_buf_unregister(struct retire_ctx *ctx, u64 handle)
 
 	mutex_lock(&ctx->buf_mutex);
 	spin_lock_irq(&ctx->lock);
-	buf = retire_slot_lookup_locked(&ctx->bufs, handle);
+	buf = retire_ctx_lookup_locked(ctx, &ctx->bufs, handle,
+				       RETIRE_ST_STALE_USER);
 	if (!buf) {
-		retire_ctx_stale_locked(ctx, RETIRE_ST_STALE_USER, &ctx->bufs,
-					handle);
 		ret = -ENOENT;
 	} else if (buf->state != RETIRE_BUF_FREE) {
 		/* attached, held or quarantined: still in someone's hands */
@@ -638,15 +637,13 @@ int retire_buf_mmap(struct retire_ctx *ctx, struct vm_area_struct *vma)
 
 	mutex_lock(&ctx->buf_mutex);
 	spin_lock_irq(&ctx->lock);
-	buf = retire_slot_lookup_locked(&ctx->bufs, handle);
-	if (!buf) {
-		/* an offset of a buffer since unregistered or evicted */
-		retire_ctx_stale_locked(ctx, RETIRE_ST_STALE_USER, &ctx->bufs,
-					handle);
+	/* no buffer: an offset of one since unregistered or evicted */
+	buf = retire_ctx_lookup_locked(ctx, &ctx->bufs, handle,
+				       RETIRE_ST_STALE_USER);
+	if (!buf)
 		ret = -ENOENT;
-	} else if (buf->user || len > buf->len) {
+	else if (buf->user || len > buf->len)
 		ret = -EINVAL;
-	}
 	spin_unlock_irq(&ctx->lock);
 	if (ret) {
 		mutex_unlock(&ctx->buf_mutex);

@@ -13,8 +13,8 @@
  *              to the engine) and is removed, or the engine stopped it
  *              (try_stop); its TERMINAL record (cancelled) is separate
  *              from the CANCEL_ACK record
- *   -EALREADY  the engine holds it, even inside the sim's latency_ns
- *              before its first transfer: wait for its own terminal event
+ *   -EALREADY  the engine holds it and did not stop it, even one it has not
+ *              begun transferring: wait for its own terminal event
  *   -ENOENT    no live request by that handle: it never releases anything
  *
  * Time: one hrtimer per context serves every deadline and every watchdog.
@@ -283,10 +283,9 @@ int retire_req_cancel(struct retire_ctx *ctx, u64 handle)
 	int ret;
 
 	spin_lock_irq(&ctx->lock);
-	req = retire_slot_lookup_locked(&ctx->reqs, handle);
+	req = retire_ctx_lookup_locked(ctx, &ctx->reqs, handle,
+				       RETIRE_ST_STALE_CANCEL);
 	if (!req) {
-		retire_ctx_stale_locked(ctx, RETIRE_ST_STALE_CANCEL, &ctx->reqs,
-					handle);
 		ret = -ENOENT;
 		goto out_count;
 	}
@@ -302,8 +301,8 @@ int retire_req_cancel(struct retire_ctx *ctx, u64 handle)
 	first = !req->cancel_requested;
 	req->cancel_requested = true;
 	if (req->state == RETIRE_REQ_WAITING ||
-	    ctx->engine->ops->try_stop(ctx, retire_slot_get(&ctx->jobs,
-							    req->job)))
+	    ctx->engine->ops->try_stop(ctx->engine, ctx,
+			retire_job_pdu(retire_slot_get(&ctx->jobs, req->job))))
 		ret = 0;
 	else
 		ret = -EALREADY;

@@ -5,7 +5,6 @@
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
-#include <linux/capability.h>
 #include <linux/compat.h>
 #include <linux/fs.h>
 #include <linux/miscdevice.h>
@@ -54,16 +53,27 @@ int retire_arg_copy_in(void *karg, size_t ksize, size_t minsize,
 		return -EINVAL;
 	return copy_struct_from_user(karg, ksize, uarg, usize);
 }
-EXPORT_SYMBOL_IF_KUNIT(retire_arg_copy_in);
+EXPORT_SYMBOL_GPL(retire_arg_copy_in);
 
-/* copy back no more than the caller's structure holds */
-static int retire_arg_copy_out(void __user *uarg, unsigned int cmd,
-			       const void *karg, size_t ksize)
+/**
+ * retire_arg_copy_out() - copy an ioctl argument back
+ * @uarg:	the caller's structure
+ * @cmd:	the command, whose size field is the caller's structure size
+ * @karg:	the kernel's copy
+ * @ksize:	its size
+ *
+ * No more than the caller's structure holds is copied.
+ *
+ * Return: 0 or -EFAULT.
+ */
+int retire_arg_copy_out(void __user *uarg, unsigned int cmd,
+			const void *karg, size_t ksize)
 {
 	if (copy_to_user(uarg, karg, min_t(size_t, ksize, _IOC_SIZE(cmd))))
 		return -EFAULT;
 	return 0;
 }
+EXPORT_SYMBOL_GPL(retire_arg_copy_out);
 
 /**
  * retire_info_check() - validate the input side of RETIRE_IOC_GET_INFO
@@ -81,7 +91,8 @@ int retire_info_check(const struct retire_info *info)
 }
 EXPORT_SYMBOL_IF_KUNIT(retire_info_check);
 
-static long retire_ioctl_get_info(unsigned int cmd, void __user *uarg)
+static long retire_ioctl_get_info(struct retire_ctx *ctx, unsigned int cmd,
+				  void __user *uarg)
 {
 	struct retire_info info;
 	int ret;
@@ -505,7 +516,8 @@ static long retire_ioctl_enter(struct retire_ctx *ctx, unsigned int cmd,
 	return retire_arg_copy_out(uarg, cmd, &e, sizeof(e)) ?: fault;
 }
 
-static long retire_ioctl_engines(unsigned int cmd, void __user *uarg)
+static long retire_ioctl_engines(struct retire_ctx *ctx, unsigned int cmd,
+				 void __user *uarg)
 {
 	struct retire_engine_info *info = NULL;
 	struct retire_engines_arg a;
@@ -644,63 +656,6 @@ static long retire_ioctl_get_stats(struct retire_ctx *ctx, unsigned int cmd,
 	return ret;
 }
 
-static long retire_ioctl_sim_config(unsigned int cmd, void __user *uarg)
-{
-	struct retire_sim_config cfg;
-	int ret;
-
-	ret = retire_arg_copy_in(&cfg, sizeof(cfg), sizeof(cfg), cmd, uarg);
-	if (ret)
-		return ret;
-	if (cfg.reserved)
-		return -EINVAL;
-	switch (cfg.op) {
-	case RETIRE_SIM_GET:
-		/* every knob is GET's output: what the caller left is ignored */
-		ret = retire_engine_knobs_get(&cfg);
-		if (ret)
-			return ret;
-		return retire_arg_copy_out(uarg, cmd, &cfg, sizeof(cfg));
-	case RETIRE_SIM_SET:
-		if (cfg.flags & ~RETIRE_SIM_F_ALL)
-			return -EINVAL;
-		if (!capable(CAP_SYS_ADMIN))
-			return -EPERM;
-		return retire_engine_knobs_set(&cfg);
-	default:
-		return -EINVAL;
-	}
-}
-
-static long retire_ioctl_sim_inject(struct retire_ctx *ctx, unsigned int cmd,
-				    void __user *uarg)
-{
-	struct retire_engine_result res = {};
-	struct retire_sim_event ev;
-	bool live;
-	int ret;
-
-	ret = retire_arg_copy_in(&ev, sizeof(ev), sizeof(ev), cmd, uarg);
-	if (ret)
-		return ret;
-	if (ev.flags || !retire_reserved_zero(ev.reserved, sizeof(ev.reserved)) ||
-	    ev.error > 0 || ev.error < -MAX_ERRNO)
-		return -EINVAL;
-
-	/*
-	 * The sim engine owns its live requests: only stale ones go in. The
-	 * check and the delivery share one lock hold, or a handle that came
-	 * alive in between would be ended under its running job.
-	 */
-	res.error = ev.error;
-	spin_lock_irq(&ctx->lock);
-	live = retire_slot_lookup_locked(&ctx->reqs, ev.handle);
-	if (!live)
-		retire_engine_complete_locked(ctx, ev.handle, &res);
-	spin_unlock_irq(&ctx->lock);
-	return live ? -EBUSY : -ENOENT;
-}
-
 static long retire_ioctl_limits(struct retire_ctx *ctx, unsigned int cmd,
 				void __user *uarg)
 {
@@ -756,41 +711,6 @@ static bool retire_cmd_is(unsigned int cmd, unsigned int want)
 	       _IOC_DIR(cmd) == _IOC_DIR(want);
 }
 
-/**
- * struct retire_ioc - what a command number stands for
- * @cmd:	the command (its type and direction must match the caller's)
- * @admin:	the whole command needs CAP_SYS_ADMIN, checked before its
- *		argument is read. RETIRE_IOC_SIM_CONFIG needs it for
- *		RETIRE_SIM_SET only, and LIMITS for a short watchdog: their
- *		handlers check what depends on the argument.
- */
-struct retire_ioc {
-	unsigned int cmd;
-	bool admin;
-};
-
-static const struct retire_ioc retire_iocs[] = {
-	[_IOC_NR(RETIRE_IOC_GET_INFO)] = { RETIRE_IOC_GET_INFO },
-	[_IOC_NR(RETIRE_IOC_BUF_REGISTER)] = { RETIRE_IOC_BUF_REGISTER },
-	[_IOC_NR(RETIRE_IOC_BUF_UNREGISTER)] = { RETIRE_IOC_BUF_UNREGISTER },
-	[_IOC_NR(RETIRE_IOC_SUBMIT)] = { RETIRE_IOC_SUBMIT },
-	[_IOC_NR(RETIRE_IOC_CANCEL)] = { RETIRE_IOC_CANCEL },
-	[_IOC_NR(RETIRE_IOC_RETIRE)] = { RETIRE_IOC_RETIRE },
-	[_IOC_NR(RETIRE_IOC_TOKEN)] = { RETIRE_IOC_TOKEN },
-	[_IOC_NR(RETIRE_IOC_REAP)] = { RETIRE_IOC_REAP },
-	[_IOC_NR(RETIRE_IOC_GET_STATS)] = { RETIRE_IOC_GET_STATS },
-	[_IOC_NR(RETIRE_IOC_SIM_CONFIG)] = { RETIRE_IOC_SIM_CONFIG },
-	[_IOC_NR(RETIRE_IOC_SIM_RESET)] = { RETIRE_IOC_SIM_RESET, true },
-	[_IOC_NR(RETIRE_IOC_SIM_INJECT)] = { RETIRE_IOC_SIM_INJECT, true },
-	[_IOC_NR(RETIRE_IOC_LIMITS)] = { RETIRE_IOC_LIMITS },
-	[_IOC_NR(RETIRE_IOC_EPOCH)] = { RETIRE_IOC_EPOCH },
-	[_IOC_NR(RETIRE_IOC_ENTER)] = { RETIRE_IOC_ENTER },
-	[_IOC_NR(RETIRE_IOC_RING_SETUP)] = { RETIRE_IOC_RING_SETUP },
-	[_IOC_NR(RETIRE_IOC_ENGINES)] = { RETIRE_IOC_ENGINES },
-	[_IOC_NR(RETIRE_IOC_CONTEXT)] = { RETIRE_IOC_CONTEXT },
-	[_IOC_NR(RETIRE_IOC_HISTORY)] = { RETIRE_IOC_HISTORY },
-};
-
 /* the commands whose argument is one handle */
 static long retire_ioctl_handle(struct retire_ctx *ctx, unsigned int cmd,
 				void __user *uarg)
@@ -806,12 +726,46 @@ static long retire_ioctl_handle(struct retire_ctx *ctx, unsigned int cmd,
 		return retire_buf_unregister(ctx, h.handle);
 	case _IOC_NR(RETIRE_IOC_CANCEL):
 		return retire_req_cancel(ctx, h.handle);
-	case _IOC_NR(RETIRE_IOC_RETIRE):
+	default:	/* RETIRE_IOC_RETIRE */
 		return retire_req_retire(ctx, h.handle);
-	default:	/* RETIRE_IOC_SIM_RESET: module-wide, names nothing */
-		return h.handle ? -EINVAL : retire_engine_reset();
 	}
 }
+
+/**
+ * struct retire_ioc - what a command number stands for
+ * @cmd:	the command (its type and direction must match the caller's)
+ * @fn:		its handler, which checks the privileges that depend on its
+ *		argument (LIMITS: a short watchdog)
+ *
+ * Commands an engine serves are not here: a number with no entry goes to
+ * the engines (retire_engine_ioctl()), which check their own privileges.
+ */
+struct retire_ioc {
+	unsigned int cmd;
+	long (*fn)(struct retire_ctx *ctx, unsigned int cmd, void __user *uarg);
+};
+
+#define RETIRE_IOC(name, handler) \
+	[_IOC_NR(RETIRE_IOC_##name)] = { RETIRE_IOC_##name, handler }
+
+static const struct retire_ioc retire_iocs[] = {
+	RETIRE_IOC(GET_INFO, retire_ioctl_get_info),
+	RETIRE_IOC(BUF_REGISTER, retire_ioctl_buf_register),
+	RETIRE_IOC(BUF_UNREGISTER, retire_ioctl_handle),
+	RETIRE_IOC(SUBMIT, retire_ioctl_submit),
+	RETIRE_IOC(CANCEL, retire_ioctl_handle),
+	RETIRE_IOC(RETIRE, retire_ioctl_handle),
+	RETIRE_IOC(TOKEN, retire_ioctl_token),
+	RETIRE_IOC(REAP, retire_ioctl_reap),
+	RETIRE_IOC(GET_STATS, retire_ioctl_get_stats),
+	RETIRE_IOC(LIMITS, retire_ioctl_limits),
+	RETIRE_IOC(EPOCH, retire_ioctl_epoch),
+	RETIRE_IOC(ENTER, retire_ioctl_enter),
+	RETIRE_IOC(RING_SETUP, retire_ioctl_ring_setup),
+	RETIRE_IOC(ENGINES, retire_ioctl_engines),
+	RETIRE_IOC(CONTEXT, retire_ioctl_context),
+	RETIRE_IOC(HISTORY, retire_ioctl_history),
+};
 
 static long retire_ioctl(struct file *file, unsigned int cmd,
 			 unsigned long arg)
@@ -822,53 +776,14 @@ static long retire_ioctl(struct file *file, unsigned int cmd,
 	const struct retire_ioc *ioc;
 
 	if (nr >= ARRAY_SIZE(retire_iocs))
-		return -ENOTTY;
+		return retire_engine_ioctl(ctx, cmd, uarg);
 	/* the caller chose nr: no speculative read past the table either */
 	ioc = &retire_iocs[array_index_nospec(nr, ARRAY_SIZE(retire_iocs))];
-	if (!ioc->cmd || !retire_cmd_is(cmd, ioc->cmd))
+	if (!ioc->cmd)
+		return retire_engine_ioctl(ctx, cmd, uarg);
+	if (!retire_cmd_is(cmd, ioc->cmd))
 		return -ENOTTY;
-	if (ioc->admin && !capable(CAP_SYS_ADMIN))
-		return -EPERM;
-
-	switch (nr) {
-	case _IOC_NR(RETIRE_IOC_ENTER):
-		return retire_ioctl_enter(ctx, cmd, uarg);
-	case _IOC_NR(RETIRE_IOC_GET_INFO):
-		return retire_ioctl_get_info(cmd, uarg);
-	case _IOC_NR(RETIRE_IOC_BUF_REGISTER):
-		return retire_ioctl_buf_register(ctx, cmd, uarg);
-	case _IOC_NR(RETIRE_IOC_SUBMIT):
-		return retire_ioctl_submit(ctx, cmd, uarg);
-	case _IOC_NR(RETIRE_IOC_TOKEN):
-		return retire_ioctl_token(ctx, cmd, uarg);
-	case _IOC_NR(RETIRE_IOC_REAP):
-		return retire_ioctl_reap(ctx, cmd, uarg);
-	case _IOC_NR(RETIRE_IOC_RING_SETUP):
-		return retire_ioctl_ring_setup(ctx, cmd, uarg);
-	case _IOC_NR(RETIRE_IOC_ENGINES):
-		return retire_ioctl_engines(cmd, uarg);
-	case _IOC_NR(RETIRE_IOC_CONTEXT):
-		return retire_ioctl_context(ctx, cmd, uarg);
-	case _IOC_NR(RETIRE_IOC_GET_STATS):
-		return retire_ioctl_get_stats(ctx, cmd, uarg);
-	case _IOC_NR(RETIRE_IOC_SIM_CONFIG):
-		return retire_ioctl_sim_config(cmd, uarg);
-	case _IOC_NR(RETIRE_IOC_SIM_INJECT):
-		return retire_ioctl_sim_inject(ctx, cmd, uarg);
-	case _IOC_NR(RETIRE_IOC_LIMITS):
-		return retire_ioctl_limits(ctx, cmd, uarg);
-	case _IOC_NR(RETIRE_IOC_EPOCH):
-		return retire_ioctl_epoch(ctx, cmd, uarg);
-	case _IOC_NR(RETIRE_IOC_HISTORY):
-		return retire_ioctl_history(ctx, cmd, uarg);
-	case _IOC_NR(RETIRE_IOC_BUF_UNREGISTER):
-	case _IOC_NR(RETIRE_IOC_CANCEL):
-	case _IOC_NR(RETIRE_IOC_RETIRE):
-	case _IOC_NR(RETIRE_IOC_SIM_RESET):
-		return retire_ioctl_handle(ctx, cmd, uarg);
-	default:
-		return -ENOTTY;
-	}
+	return ioc->fn(ctx, cmd, uarg);
 }
 
 static ssize_t retire_read(struct file *file, char __user *ubuf,
@@ -918,14 +833,12 @@ static int retire_mmap(struct file *file, struct vm_area_struct *vma)
 
 static int retire_open(struct inode *inode, struct file *file)
 {
-	struct retire_engine *sim = retire_engine_get(RETIRE_ENGINE_SIM);
+	struct retire_engine *e = retire_engine_get_default();
 	struct retire_ctx *ctx;
 
-	/* every context starts on the sim engine (RETIRE_IOC_CONTEXT moves it) */
-	if (!sim)
-		return -ENODEV;
-	ctx = retire_ctx_create(sim);
-	retire_engine_put(sim);
+	/* the default engine, or none (RETIRE_IOC_CONTEXT moves it) */
+	ctx = retire_ctx_create(e);
+	retire_engine_put(e);
 	if (IS_ERR(ctx))
 		return PTR_ERR(ctx);
 	file->private_data = ctx;

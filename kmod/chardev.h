@@ -3,14 +3,13 @@
 #define _RETIRE_CHARDEV_H
 
 #include <linux/types.h>
+#include <linux/retire_engine.h>
 
 struct retire_info;
 
 int retire_chardev_register(void);
 void retire_chardev_unregister(void);
 
-int retire_arg_copy_in(void *karg, size_t ksize, size_t minsize,
-		       unsigned int cmd, const void __user *uarg);
 int retire_info_check(const struct retire_info *info);
 
 #endif /* _RETIRE_CHARDEV_H */

@@ -35,7 +35,7 @@
 #include "stats.h"
 #include "token.h"
 
-/* the module's workqueue: reapers, context frees and the sim engine */
+/* the core's workqueue: reapers, context frees, activation passes */
 struct workqueue_struct *retire_wq;
 
 /* every context, open or draining: an engine reset walks them */
@@ -120,6 +120,31 @@ void retire_ctx_stale_locked(struct retire_ctx *ctx, enum retire_stat kind,
 		queue_delayed_work(retire_wq, &ctx->ntf_work,
 				   retire_netlink_stale_delay());
 	}
+}
+
+/**
+ * retire_ctx_lookup_locked() - the live object a handle names, or a stale
+ *				notification
+ * @ctx:	the context
+ * @t:		the table of the handle's kind
+ * @handle:	what the caller named
+ * @kind:	RETIRE_ST_STALE_* to count if it names nothing live
+ *
+ * Every path that takes a handle from outside looks it up here: a handle
+ * of another kind, a freed slot or an older generation is counted and
+ * told, never dereferenced.
+ *
+ * Return: the object, or NULL (counted).
+ */
+void *retire_ctx_lookup_locked(struct retire_ctx *ctx,
+			       const struct retire_slot_table *t, u64 handle,
+			       enum retire_stat kind)
+{
+	void *obj = retire_slot_lookup_locked(t, handle);
+
+	if (!obj)
+		retire_ctx_stale_locked(ctx, kind, t, handle);
+	return obj;
 }
 
 /**
@@ -217,6 +242,56 @@ void retire_stats_module(struct retire_stats *out)
 }
 EXPORT_SYMBOL_IF_KUNIT(retire_stats_module);
 
+static void retire_job_init(void *obj, void *arg)
+{
+	struct retire_engine *e = arg;
+
+	if (e->ops->job_init)
+		e->ops->job_init(e, retire_job_pdu(obj));
+}
+
+static void retire_job_fini(void *obj, void *arg)
+{
+	struct retire_engine *e = arg;
+
+	if (e->ops->job_fini)
+		e->ops->job_fini(e, retire_job_pdu(obj));
+}
+
+/*
+ * The job table for @engine's jobs, one per request that may be active,
+ * and the engine's own set-up for the context (ops->attach).
+ */
+static int retire_ctx_jobs_init(struct retire_ctx *ctx,
+				struct retire_slot_table *jobs,
+				struct retire_engine *engine)
+{
+	struct retire_limits caps;
+	int ret;
+
+	retire_caps_get(&caps);
+	ret = retire_slot_table_init(jobs, 0, retire_job_size(engine),
+				     caps.max_active, retire_job_init,
+				     retire_job_fini, engine, &ctx->lock);
+	if (ret || !engine->ops->attach)
+		return ret;
+	ret = engine->ops->attach(engine, ctx);
+	if (ret)
+		retire_slot_table_destroy(jobs);
+	return ret;
+}
+
+/* undo retire_ctx_jobs_init(): every job has reported */
+static void retire_ctx_jobs_fini(struct retire_ctx *ctx,
+				 struct retire_slot_table *jobs,
+				 struct retire_engine *engine)
+{
+	/* jobs wait for their last timer and work item here */
+	retire_slot_table_destroy(jobs);
+	if (engine->ops->detach)
+		engine->ops->detach(engine, ctx);
+}
+
 static void retire_ctx_free_work(struct work_struct *work)
 {
 	struct retire_ctx *ctx = container_of(work, struct retire_ctx,
@@ -253,8 +328,7 @@ static void retire_ctx_free_work(struct work_struct *work)
 		     !list_empty(&ctx->flow.jobs));
 	retire_ctx_timer_fini(ctx);
 	retire_slot_table_destroy(&ctx->reqs);
-	/* jobs wait for their last timer and work item here */
-	retire_slot_table_destroy(&ctx->jobs);
+	retire_ctx_jobs_fini(ctx, &ctx->jobs, ctx->engine);
 	retire_slot_table_destroy(&ctx->tokens);
 	retire_keys_destroy(&ctx->keys);
 	retire_buf_destroy_all(ctx);
@@ -285,19 +359,6 @@ static void retire_ctx_reap_work(struct work_struct *work)
 	/* the reference release() handed over, dropped exactly once */
 	if (done && !test_and_set_bit(0, &ctx->reaped))
 		retire_ctx_put(ctx);
-}
-
-/* the job table for @engine's jobs: one per request that may be active */
-static int retire_ctx_jobs_init(struct retire_ctx *ctx,
-				struct retire_slot_table *jobs,
-				const struct retire_engine *engine)
-{
-	struct retire_limits caps;
-
-	retire_caps_get(&caps);
-	return retire_slot_table_init(jobs, 0, engine->ops->job_size,
-				      caps.max_active, engine->ops->job_init,
-				      engine->ops->job_fini, ctx, &ctx->lock);
 }
 
 /**
@@ -392,7 +453,7 @@ struct retire_ctx *retire_ctx_create(struct retire_engine *engine)
 out_tokens:
 	retire_slot_table_destroy(&ctx->tokens);
 out_jobs:
-	retire_slot_table_destroy(&ctx->jobs);
+	retire_ctx_jobs_fini(ctx, &ctx->jobs, engine);
 out_reqs:
 	retire_slot_table_destroy(&ctx->reqs);
 out_bufs:
@@ -536,8 +597,9 @@ EXPORT_SYMBOL_IF_KUNIT(retire_ctx_release);
  * and none of the new one yet. The old engine's job table is freed here,
  * after its jobs' last timers and work items (job_fini).
  *
- * Return: 0; -ENOENT for no such engine (or one whose device is gone);
- * -EBUSY while a request is unretired; -ENOMEM.
+ * Return: 0; -ENOENT for no such engine (or one whose device is gone, or
+ * whose module is going); -EBUSY while a request is unretired; -ENOMEM, or
+ * the engine's refusal (ops->attach).
  */
 int retire_ctx_set_engine(struct retire_ctx *ctx, u32 id)
 {
@@ -561,12 +623,36 @@ int retire_ctx_set_engine(struct retire_ctx *ctx, u32 id)
 	spin_unlock_irq(&ctx->lock);
 	mutex_unlock(&ctx->mutex);
 	/* what is left over: the old table and engine, or the unused new */
-	retire_slot_table_destroy(&jobs);
+	retire_ctx_jobs_fini(ctx, &jobs, e);
 out_put:
 	retire_engine_put(e);
 	return ret;
 }
 EXPORT_SYMBOL_IF_KUNIT(retire_ctx_set_engine);
+
+/**
+ * retire_ctx_flow() - the context's turn at an engine that takes turns
+ * @ctx: a context bound to the caller's engine
+ *
+ * Return: its flow, kept under the engine's own lock.
+ */
+struct retire_flow *retire_ctx_flow(struct retire_ctx *ctx)
+{
+	return &ctx->flow;
+}
+EXPORT_SYMBOL_GPL(retire_ctx_flow);
+
+#ifdef CONFIG_LOCKDEP
+/**
+ * retire_ctx_assert_held() - lockdep: the caller holds the context lock
+ * @ctx: the context (an engine's start() and try_stop() run under it)
+ */
+void retire_ctx_assert_held(struct retire_ctx *ctx)
+{
+	lockdep_assert_held(&ctx->lock);
+}
+EXPORT_SYMBOL_GPL(retire_ctx_assert_held);
+#endif
 
 /**
  * retire_ctx_set_limits() - the owner sets its context's bounds

@@ -181,6 +181,9 @@ typedef int (*retire_ctx_visit_t)(struct retire_ctx *ctx, void *arg);
 int retire_ctx_walk_after(u64 id, retire_ctx_visit_t fn, void *arg);
 void retire_ctx_stale_locked(struct retire_ctx *ctx, enum retire_stat kind,
 			     const struct retire_slot_table *t, u64 handle);
+void *retire_ctx_lookup_locked(struct retire_ctx *ctx,
+			       const struct retire_slot_table *t, u64 handle,
+			       enum retire_stat kind);
 void retire_ctx_health_locked(struct retire_ctx *ctx);
 int retire_ctx_set_limits(struct retire_ctx *ctx,
 			  const struct retire_limits *l);

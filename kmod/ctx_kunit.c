@@ -303,6 +303,20 @@ static const struct retire_engine_ops retire_test_reg_ops = {
 	.release	= retire_test_engine_release,
 };
 
+/* an engine to register, freed by its ops' release after the last put */
+static struct retire_engine *
+retire_test_engine_new(struct kunit *test, const char *name,
+		       const struct retire_engine_ops *ops)
+{
+	struct retire_engine *e = kzalloc(sizeof(*e), GFP_KERNEL);
+
+	KUNIT_ASSERT_NOT_NULL(test, e);
+	e->name = name;
+	e->ops = ops;
+	e->owner = THIS_MODULE;
+	return e;
+}
+
 /*
  * An unregistered engine (a removed device) is gone: no context binds to
  * it, its id is never given again, and it lives until the last context
@@ -314,14 +328,8 @@ static void retire_engine_gone_is_never_bound_nor_its_id_reused(struct kunit *te
 	struct retire_ctx *ctx;
 	u32 id;
 
-	a = kzalloc(sizeof(*a), GFP_KERNEL);
-	b = kzalloc(sizeof(*b), GFP_KERNEL);
-	KUNIT_ASSERT_NOT_NULL(test, a);
-	KUNIT_ASSERT_NOT_NULL(test, b);
-	a->name = "test-a";
-	a->ops = &retire_test_reg_ops;
-	b->name = "test-b";
-	b->ops = &retire_test_reg_ops;
+	a = retire_test_engine_new(test, "test-a", &retire_test_reg_ops);
+	b = retire_test_engine_new(test, "test-b", &retire_test_reg_ops);
 	KUNIT_ASSERT_EQ(test, retire_engine_register(a), 0);
 	id = a->id;
 	KUNIT_EXPECT_NE(test, id, (u32)RETIRE_ENGINE_SIM);
@@ -349,6 +357,70 @@ static void retire_engine_gone_is_never_bound_nor_its_id_reused(struct kunit *te
 	retire_ctx_release(ctx);		/* and a here */
 }
 
+static int retire_test_attach_ret;
+static int retire_test_attached;
+
+static int retire_test_attach(struct retire_engine *e, struct retire_ctx *ctx)
+{
+	if (retire_test_attach_ret)
+		return retire_test_attach_ret;
+	retire_test_attached++;
+	return 0;
+}
+
+static void retire_test_detach(struct retire_engine *e, struct retire_ctx *ctx)
+{
+	retire_test_attached--;
+}
+
+static const struct retire_engine_ops retire_test_attach_ops = {
+	.start		= retire_test_start,
+	.try_stop	= retire_test_try_stop,
+	.job_size	= sizeof(struct retire_test_job),
+	.attach		= retire_test_attach,
+	.detach		= retire_test_detach,
+	.release	= retire_test_engine_release,
+};
+
+/*
+ * An engine's attach() may refuse a context: the binding fails with its
+ * errno and the context stays where it was. Each binding it accepts is
+ * undone by exactly one detach(), when the context binds elsewhere.
+ */
+static void retire_engine_attach_refusal_leaves_the_binding(struct kunit *test)
+{
+	struct retire_engine *a, *b;
+	struct retire_ctx *ctx;
+
+	a = retire_test_engine_new(test, "test-attach-a",
+				   &retire_test_attach_ops);
+	b = retire_test_engine_new(test, "test-attach-b", &retire_test_reg_ops);
+	KUNIT_ASSERT_EQ(test, retire_engine_register(a), 0);
+	KUNIT_ASSERT_EQ(test, retire_engine_register(b), 0);
+	ctx = retire_ctx_create(&retire_test_engine);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, ctx);
+
+	retire_test_attached = 0;
+	retire_test_attach_ret = -ENOSPC;
+	KUNIT_EXPECT_EQ(test, retire_ctx_set_engine(ctx, a->id), -ENOSPC);
+	KUNIT_EXPECT_PTR_EQ(test, ctx->engine, &retire_test_engine);
+	KUNIT_EXPECT_EQ(test, kref_read(&a->ref), 1U);
+
+	retire_test_attach_ret = 0;
+	KUNIT_EXPECT_EQ(test, retire_ctx_set_engine(ctx, a->id), 0);
+	KUNIT_EXPECT_PTR_EQ(test, ctx->engine, a);
+	KUNIT_EXPECT_EQ(test, retire_test_attached, 1);
+	/* binding to a again attaches anew, then detaches the old binding */
+	KUNIT_EXPECT_EQ(test, retire_ctx_set_engine(ctx, a->id), 0);
+	KUNIT_EXPECT_EQ(test, retire_test_attached, 1);
+	KUNIT_EXPECT_EQ(test, retire_ctx_set_engine(ctx, b->id), 0);
+	KUNIT_EXPECT_EQ(test, retire_test_attached, 0);
+
+	retire_engine_unregister(a);		/* freed here */
+	retire_engine_unregister(b);
+	retire_ctx_release(ctx);		/* and b here */
+}
+
 static struct kunit_case retire_ctx_cases[] = {
 	KUNIT_CASE(retire_ctx_starts_at_module_caps),
 	KUNIT_CASE(retire_ctx_each_create_is_distinct),
@@ -357,6 +429,7 @@ static struct kunit_case retire_ctx_cases[] = {
 	KUNIT_CASE(retire_ctx_terminal_is_flat_in_its_waiters),
 	KUNIT_CASE(retire_ctx_inline_work_is_batched_per_hold),
 	KUNIT_CASE(retire_engine_gone_is_never_bound_nor_its_id_reused),
+	KUNIT_CASE(retire_engine_attach_refusal_leaves_the_binding),
 	{}
 };
 

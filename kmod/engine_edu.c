@@ -63,12 +63,7 @@
 #include <linux/spinlock.h>
 #include <linux/workqueue.h>
 #include <linux/retire.h>
-
-#include "buf.h"
-#include "ctx.h"
-#include "engine.h"
-#include "engine_edu.h"
-#include "engine_sim.h"
+#include <linux/retire_engine.h>
 
 #define EDU_VENDOR		0x1234
 #define EDU_DEVICE		0x11e8
@@ -100,7 +95,8 @@
 /* a transfer takes 100 ms of virtual time: wait this long at removal */
 #define EDU_DRAIN_US		(2 * USEC_PER_SEC)
 
-#define RETIRE_FNV_BASIS	0xcbf29ce484222325ULL
+/* every device's step work: a transfer starts and ends only there */
+static struct workqueue_struct *retire_edu_wq;
 
 static bool edu_drop_irq;
 module_param(edu_drop_irq, bool, 0644);
@@ -117,9 +113,8 @@ enum retire_edu_step {
 
 /**
  * struct retire_edu_job - one request the device has been given
- * @slot:	slot header (the context's job table)
  * @node:	on its context's flow while waiting for the device
- * @ctx:	the context, fixed when the slot is created
+ * @ctx:	the context, set by start()
  * @w:		what to do
  * @done:	bytes of @w moved so far (whole chunks)
  * @checksum:	FNV-1a-64 of what reached the device so far
@@ -129,7 +124,6 @@ enum retire_edu_step {
  * retire_edu_remove() once it took it off the queue.
  */
 struct retire_edu_job {
-	struct retire_slot slot;
 	struct list_head node;
 	struct retire_ctx *ctx;
 	struct retire_engine_work w;
@@ -178,16 +172,16 @@ struct retire_edu {
 	int irq;
 };
 
-static struct retire_edu *retire_edu_of(struct retire_ctx *ctx)
+static struct retire_edu *retire_edu_of(struct retire_engine *e)
 {
-	return container_of(ctx->engine, struct retire_edu, engine);
+	return container_of(e, struct retire_edu, engine);
 }
 
 /* @job waits at the end of its context's queue; edu->lock held */
 static void retire_edu_enqueue(struct retire_edu *edu,
 			       struct retire_edu_job *job)
 {
-	struct retire_flow *f = &job->ctx->flow;
+	struct retire_flow *f = retire_ctx_flow(job->ctx);
 
 	if (list_empty(&f->jobs))
 		list_add_tail(&f->node, &edu->flows);
@@ -197,7 +191,7 @@ static void retire_edu_enqueue(struct retire_edu *edu,
 /* @job leaves its context's queue; edu->lock held */
 static void retire_edu_unqueue(struct retire_edu_job *job)
 {
-	struct retire_flow *f = &job->ctx->flow;
+	struct retire_flow *f = retire_ctx_flow(job->ctx);
 
 	list_del_init(&job->node);
 	if (list_empty(&f->jobs))
@@ -251,7 +245,7 @@ static struct page *retire_edu_chunk(struct retire_edu_job *job, u32 *off,
 	*off = offset_in_page(pos);
 	*cnt = min_t(u64, EDU_CHUNK - (pos & (EDU_CHUNK - 1)),
 		     job->w.len - job->done);
-	return job->w.buf->pages[pos >> PAGE_SHIFT];
+	return job->w.pages[pos >> PAGE_SHIFT];
 }
 
 static enum dma_data_direction retire_edu_dir(struct retire_edu_job *job)
@@ -333,8 +327,8 @@ static void retire_edu_end_step(struct retire_edu *edu,
 		edu->map = 0;
 	}
 	if (job->step == EDU_PEEK)
-		job->checksum = retire_sim_fnv1a(job->checksum, edu->scratch,
-						 cnt);
+		job->checksum = retire_checksum(job->checksum, edu->scratch,
+						cnt);
 	job->step = retire_edu_next(job, job->step);
 	if (job->step == EDU_NEXT) {
 		job->done += cnt;
@@ -359,7 +353,7 @@ static void retire_edu_report(struct retire_edu_job *job, int error,
 /*
  * The device's only mover: finishes the transfer whose interrupt came,
  * then starts the next one (the current job's next step, or the next
- * job's first). Runs on the module's workqueue, never twice at once.
+ * job's first). Runs on retire_edu_wq, never twice at once.
  */
 static void retire_edu_work(struct work_struct *work)
 {
@@ -433,17 +427,17 @@ static irqreturn_t retire_edu_irq(int irq, void *data)
 		spin_lock(&edu->lock);
 		if (edu->busy) {
 			edu->irq_done = true;
-			queue_work(retire_wq, &edu->work);
+			queue_work(retire_edu_wq, &edu->work);
 		}
 		spin_unlock(&edu->lock);
 	}
 	return IRQ_HANDLED;
 }
 
-static void retire_edu_start(struct retire_ctx *ctx, void *j,
-			     const struct retire_engine_work *w)
+static void retire_edu_start(struct retire_engine *e, struct retire_ctx *ctx,
+			     void *j, const struct retire_engine_work *w)
 {
-	struct retire_edu *edu = retire_edu_of(ctx);
+	struct retire_edu *edu = retire_edu_of(e);
 	struct retire_edu_job *job = j;
 	struct retire_engine_result res = {
 		.error = -ECANCELED,
@@ -452,10 +446,11 @@ static void retire_edu_start(struct retire_ctx *ctx, void *j,
 	unsigned long flags;
 	bool gone;
 
-	lockdep_assert_held(&ctx->lock);
+	retire_ctx_assert_held(ctx);
+	job->ctx = ctx;
 	job->w = *w;
 	job->done = 0;
-	job->checksum = RETIRE_FNV_BASIS;
+	job->checksum = RETIRE_CHECKSUM_INIT;
 	job->step = retire_edu_next(job, -1);
 
 	spin_lock_irqsave(&edu->lock, flags);
@@ -463,7 +458,7 @@ static void retire_edu_start(struct retire_ctx *ctx, void *j,
 	if (!gone) {
 		retire_edu_enqueue(edu, job);
 		if (!edu->cur)
-			queue_work(retire_wq, &edu->work);
+			queue_work(retire_edu_wq, &edu->work);
 	}
 	spin_unlock_irqrestore(&edu->lock, flags);
 	/* the device went: it will never touch the buffer */
@@ -471,14 +466,15 @@ static void retire_edu_start(struct retire_ctx *ctx, void *j,
 		retire_engine_complete_locked(ctx, w->handle, &res);
 }
 
-static bool retire_edu_try_stop(struct retire_ctx *ctx, void *j)
+static bool retire_edu_try_stop(struct retire_engine *e,
+				struct retire_ctx *ctx, void *j)
 {
-	struct retire_edu *edu = retire_edu_of(ctx);
+	struct retire_edu *edu = retire_edu_of(e);
 	struct retire_edu_job *job = j;
 	unsigned long flags;
 	bool stopped = false;
 
-	lockdep_assert_held(&ctx->lock);
+	retire_ctx_assert_held(ctx);
 	spin_lock_irqsave(&edu->lock, flags);
 	/* queued: nothing was mapped, nothing will be */
 	if (!list_empty(&job->node)) {
@@ -489,11 +485,10 @@ static bool retire_edu_try_stop(struct retire_ctx *ctx, void *j)
 	return stopped;
 }
 
-static void retire_edu_job_init(void *obj, void *ctx)
+static void retire_edu_job_init(struct retire_engine *e, void *obj)
 {
 	struct retire_edu_job *job = obj;
 
-	job->ctx = ctx;
 	INIT_LIST_HEAD(&job->node);
 }
 
@@ -572,15 +567,22 @@ static int retire_edu_probe(struct pci_dev *pdev,
 	strscpy(edu->engine.device, pci_name(pdev),
 		sizeof(edu->engine.device));
 	edu->engine.ops = &retire_edu_ops;
+	edu->engine.owner = THIS_MODULE;
+	edu->engine.features = RETIRE_FEAT_EDU;
 	edu->engine.dma_mask = DMA_BIT_MASK(EDU_DMA_BITS);
 	edu->engine.max_transfer = EDU_CHUNK;
 	pci_set_drvdata(pdev, edu);
-	retire_engine_register(&edu->engine);
+	ret = retire_engine_register(&edu->engine);
+	if (ret)
+		goto out_irq;
 	dev_info(&pdev->dev, "edu %u.%u: %u-bit DMA, %s interrupt\n",
 		 ident >> 24, (ident >> 16) & 0xff, EDU_DMA_BITS,
 		 pdev->msi_enabled ? "MSI" : "INTx");
 	return 0;
 
+out_irq:
+	pci_clear_master(pdev);
+	free_irq(edu->irq, edu);
 out_vectors:
 	pci_free_irq_vectors(pdev);
 out_scratch:
@@ -668,20 +670,33 @@ static struct pci_driver retire_edu_driver = {
 	.remove		= retire_edu_remove,
 };
 
-/**
- * retire_edu_init() - bind every edu device there is, and any that comes
- *
- * Return: 0 or pci_register_driver()'s error.
- */
-int retire_edu_init(void)
+static int __init retire_edu_init(void)
 {
-	return pci_register_driver(&retire_edu_driver);
+	int ret;
+
+	retire_edu_wq = alloc_workqueue("retire_edu", WQ_UNBOUND, 0);
+	if (!retire_edu_wq)
+		return -ENOMEM;
+	/* every edu device there is, and any that comes, is an engine */
+	ret = pci_register_driver(&retire_edu_driver);
+	if (ret)
+		destroy_workqueue(retire_edu_wq);
+	return ret;
 }
 
-/**
- * retire_edu_exit() - unbind them all (each removal as above)
+/*
+ * No context is bound to one of its engines (each held the module): each
+ * device's removal above ends nothing and unregisters its engine.
  */
-void retire_edu_exit(void)
+static void __exit retire_edu_exit(void)
 {
 	pci_unregister_driver(&retire_edu_driver);
+	destroy_workqueue(retire_edu_wq);
 }
+
+module_init(retire_edu_init);
+module_exit(retire_edu_exit);
+
+MODULE_DESCRIPTION("retire: the edu engine, QEMU's educational PCI device");
+MODULE_AUTHOR("The retire developers");
+MODULE_LICENSE("GPL");

@@ -1,12 +1,14 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The sim engine: a software device that really reads and writes the
- * buffers it is given, on the module's workqueue and hrtimers, so KASAN
- * sees any access after retirement. It reports by handle only.
+ * The sim engine (retire_sim.ko): a software device that really reads and
+ * writes the buffers it is given, on its own workqueue and hrtimers, so
+ * KASAN sees any access after retirement. It reports by handle only, and
+ * knows the core only through include/linux/retire_engine.h.
  *
  * A job: after the latency its timer queues the work; each run of the work
  * moves up to bytes_per_tick bytes, then re-arms the timer for the next
- * tick. Knobs are module-wide (RETIRE_IOC_SIM_CONFIG): latency, tick,
+ * tick. Knobs are engine-wide (RETIRE_IOC_SIM_CONFIG, netlink engine-set,
+ * both served here): latency, tick,
  * bytes per tick, blocked destination, fail every Nth activation, hang,
  * cancel-while-running, and a test knob that attempts an access outside
  * the request's device-access flags to prove it is refused. With
@@ -24,25 +26,21 @@
 #include <linux/hrtimer.h>
 #include <linux/list.h>
 #include <linux/math64.h>
+#include <linux/module.h>
 #include <linux/spinlock.h>
+#include <linux/string.h>
+#include <linux/uaccess.h>
 #include <linux/wait.h>
 #include <linux/workqueue.h>
+#include <net/netlink.h>
 #include <kunit/visibility.h>
 #include <linux/retire.h>
+#include <linux/retire_engine.h>
 #include <linux/retire_netlink.h>
 
-#include "buf.h"
-#include "compat.h"
-#include "ctx.h"
-#include "engine.h"
 #include "engine_sim.h"
-#include "netlink.h"
-#include "req.h"
-#include "stats.h"
 
 #define RETIRE_SIM_DEFAULT_TICK_NS	NSEC_PER_MSEC
-#define RETIRE_FNV_BASIS		0xcbf29ce484222325ULL
-#define RETIRE_FNV_PRIME		0x100000001b3ULL
 
 enum retire_sim_state {
 	RETIRE_SIM_IDLE,
@@ -54,11 +52,10 @@ enum retire_sim_state {
 
 /**
  * struct retire_sim_job - the sim device's state for one active request
- * @slot:	slot header (the context's job table)
  * @timer:	latency and tick timer
  * @work:	the transfer
  * @node:	on retire_sim.jobs while not IDLE
- * @ctx:	the context, fixed when the slot is created
+ * @ctx:	the context, set by start()
  * @w:		what to do
  * @done:	bytes moved so far
  * @checksum:	FNV-1a-64 of what it read so far
@@ -73,7 +70,6 @@ enum retire_sim_state {
  * Everything but @w's buffer contents is protected by retire_sim.lock.
  */
 struct retire_sim_job {
-	struct retire_slot slot;
 	struct hrtimer timer;
 	struct work_struct work;
 	struct list_head node;
@@ -92,6 +88,7 @@ struct retire_sim_job {
 
 static struct {
 	spinlock_t lock;		/* IRQ-safe: taken from job timers */
+	struct workqueue_struct *wq;	/* the jobs' transfers */
 	struct retire_sim_config cfg;	/* protected by @lock */
 	u64 activations;		/* protected by @lock */
 	struct list_head jobs;		/* protected by @lock */
@@ -108,6 +105,8 @@ static struct {
 } retire_sim;
 
 #define RETIRE_SIM_MAX_BURST	(16ULL << 30)
+
+static struct retire_engine retire_sim_engine;
 
 /**
  * retire_bucket_init() - a full token bucket
@@ -250,56 +249,19 @@ bool retire_sim_fail_submit(void)
 }
 EXPORT_SYMBOL_IF_KUNIT(retire_sim_fail_submit);
 
-/**
- * retire_sim_fnv1a() - FNV-1a-64 over a byte range
- * @hash:	the running hash (start with the offset basis)
- * @p:		bytes
- * @len:	their number
- *
- * Return: the updated hash.
- */
-u64 retire_sim_fnv1a(u64 hash, const u8 *p, size_t len)
-{
-	u64 w;
-	int i;
-
-	/* the same hash, byte by byte, from one load per eight bytes */
-	for (; len >= sizeof(w); len -= sizeof(w), p += sizeof(w)) {
-		w = get_unaligned_le64(p);
-#pragma GCC unroll 8
-		for (i = 0; i < sizeof(w); i++, w >>= 8) {
-			hash ^= (u8)w;
-			hash *= RETIRE_FNV_PRIME;
-		}
-	}
-	while (len--) {
-		hash ^= *p++;
-		hash *= RETIRE_FNV_PRIME;
-	}
-	return hash;
-}
-EXPORT_SYMBOL_IF_KUNIT(retire_sim_fnv1a);
-
 /* an access the request's device-access flags do not allow */
 static bool retire_sim_may(struct retire_sim_job *job, u32 access)
 {
-	unsigned long flags;
-
 	if (job->w.dev_flags & access)
 		return true;
-	spin_lock_irqsave(&job->ctx->lock, flags);
-	retire_stat_inc(&job->ctx->stats, RETIRE_ST_ACCESS_VIOLATIONS);
-	spin_unlock_irqrestore(&job->ctx->lock, flags);
-	pr_warn_ratelimited("refused a device %s outside request %#llx's access flags\n",
-			    access == RETIRE_DEV_READ ? "read" : "write",
-			    job->w.handle);
+	retire_engine_violation(job->ctx, job->w.handle, access);
 	return false;
 }
 
 /* move [from, from + n) of the range: read (checksum), then write */
 static void retire_sim_transfer(struct retire_sim_job *job, u64 from, u64 n)
 {
-	struct page **pages = job->w.buf->pages;
+	struct page **pages = job->w.pages;
 	u64 pos = job->w.offset + from, end = pos + n;
 	bool rd = job->w.dev_flags & RETIRE_DEV_READ;
 	bool wr = job->w.dev_flags & RETIRE_DEV_WRITE;
@@ -311,8 +273,8 @@ static void retire_sim_transfer(struct retire_sim_job *job, u64 from, u64 n)
 		u8 *p = kmap_local_page(pages[pos >> PAGE_SHIFT]);
 
 		if (rd)
-			job->checksum = retire_sim_fnv1a(job->checksum,
-							 p + off, cnt);
+			job->checksum = retire_checksum(job->checksum,
+							p + off, cnt);
 		if (wr)
 			for (i = 0; i < cnt; i++)
 				p[off + i] = (u8)(job->w.user_data + rel + i);
@@ -479,7 +441,7 @@ static enum hrtimer_restart retire_sim_timer(struct hrtimer *t)
 	spin_lock_irqsave(&retire_sim.lock, flags);
 	if (job->state == RETIRE_SIM_ARMED) {
 		job->state = RETIRE_SIM_QUEUED;
-		queue_work(retire_wq, &job->work);
+		queue_work(retire_sim.wq, &job->work);
 	}
 	spin_unlock_irqrestore(&retire_sim.lock, flags);
 	return HRTIMER_NORESTART;
@@ -523,7 +485,7 @@ static void retire_sim_run_inline(struct retire_ctx *ctx,
 {
 	struct retire_engine_result res = {};
 
-	lockdep_assert_held(&ctx->lock);
+	retire_ctx_assert_held(ctx);
 	if (job->fail) {
 		res.error = -EIO;
 	} else {
@@ -536,15 +498,16 @@ static void retire_sim_run_inline(struct retire_ctx *ctx,
 	retire_engine_complete_locked(ctx, job->w.handle, &res);
 }
 
-static void retire_sim_start(struct retire_ctx *ctx, void *j,
-			     const struct retire_engine_work *w)
+static void retire_sim_start(struct retire_engine *e, struct retire_ctx *ctx,
+			     void *j, const struct retire_engine_work *w)
 {
 	struct retire_sim_job *job = j;
 	const struct retire_sim_config *cfg = &retire_sim.cfg;
 	unsigned long flags;
 	bool now;
 
-	lockdep_assert_held(&ctx->lock);
+	retire_ctx_assert_held(ctx);
+	job->ctx = ctx;
 	/*
 	 * The null device's common case takes no engine-wide lock: the config
 	 * publishes how long a job may be to move inline (0 while it counts
@@ -554,7 +517,7 @@ static void retire_sim_start(struct retire_ctx *ctx, void *j,
 	if (w->len <= READ_ONCE(retire_sim.inline_max)) {
 		job->w = *w;
 		job->done = 0;
-		job->checksum = RETIRE_FNV_BASIS;
+		job->checksum = RETIRE_CHECKSUM_INIT;
 		job->fail = false;
 		retire_sim_run_inline(ctx, job);
 		return;
@@ -566,7 +529,7 @@ static void retire_sim_start(struct retire_ctx *ctx, void *j,
 	}
 	job->w = *w;
 	job->done = 0;
-	job->checksum = RETIRE_FNV_BASIS;
+	job->checksum = RETIRE_CHECKSUM_INIT;
 	job->abort = false;
 	job->reset = false;
 	job->hang = cfg->flags & RETIRE_SIM_F_HANG;
@@ -584,13 +547,14 @@ static void retire_sim_start(struct retire_ctx *ctx, void *j,
 		retire_sim_run_inline(ctx, job);
 }
 
-static bool retire_sim_try_stop(struct retire_ctx *ctx, void *j)
+static bool retire_sim_try_stop(struct retire_engine *e,
+				struct retire_ctx *ctx, void *j)
 {
 	struct retire_sim_job *job = j;
 	unsigned long flags;
 	bool stopped = false;
 
-	lockdep_assert_held(&ctx->lock);
+	retire_ctx_assert_held(ctx);
 	spin_lock_irqsave(&retire_sim.lock, flags);
 	if (!(retire_sim.cfg.flags & RETIRE_SIM_F_CANCEL_RUNNING))
 		goto out;
@@ -612,11 +576,10 @@ out:
 	return stopped;
 }
 
-static void retire_sim_job_init(void *obj, void *ctx)
+static void retire_sim_job_init(struct retire_engine *e, void *obj)
 {
 	struct retire_sim_job *job = obj;
 
-	job->ctx = ctx;
 	INIT_LIST_HEAD(&job->node);
 	INIT_LIST_HEAD(&job->bw_node);
 	hrtimer_init(&job->timer, CLOCK_MONOTONIC, HRTIMER_MODE_REL);
@@ -624,7 +587,7 @@ static void retire_sim_job_init(void *obj, void *ctx)
 	INIT_WORK(&job->work, retire_sim_work);
 }
 
-static void retire_sim_job_fini(void *obj)
+static void retire_sim_job_fini(struct retire_engine *e, void *obj)
 {
 	struct retire_sim_job *job = obj;
 
@@ -632,29 +595,6 @@ static void retire_sim_job_fini(void *obj)
 	hrtimer_cancel(&job->timer);
 	cancel_work_sync(&job->work);
 }
-
-static bool retire_sim_fail_submit_op(struct retire_engine *e)
-{
-	return retire_sim_fail_submit();
-}
-
-static const struct retire_engine_ops retire_sim_ops = {
-	.start		= retire_sim_start,
-	.try_stop	= retire_sim_try_stop,
-	.job_size	= sizeof(struct retire_sim_job),
-	.job_init	= retire_sim_job_init,
-	.job_fini	= retire_sim_job_fini,
-	.fail_submit	= retire_sim_fail_submit_op,
-	.knobs_get	= retire_sim_get_config,
-	.knobs_set	= retire_sim_set_config,
-	.reset		= retire_sim_reset,
-};
-
-/* module-wide, registered first: RETIRE_ENGINE_SIM */
-static struct retire_engine retire_sim_engine = {
-	.name		= "sim",
-	.ops		= &retire_sim_ops,
-};
 
 /**
  * retire_sim_get_config() - the sim engine's current knobs
@@ -720,9 +660,7 @@ EXPORT_SYMBOL_IF_KUNIT(retire_sim_set_config);
  */
 void retire_sim_reset(void)
 {
-	struct retire_nl_health h = { .event = RETIRE_HEALTH_EVENT_RESET };
 	struct retire_sim_job *job;
-	struct retire_stats st;
 
 	spin_lock_irq(&retire_sim.lock);
 	list_for_each_entry(job, &retire_sim.jobs, node) {
@@ -734,39 +672,241 @@ void retire_sim_reset(void)
 		    (job->state == RETIRE_SIM_ARMED &&
 		     hrtimer_try_to_cancel(&job->timer) == 1)) {
 			job->state = RETIRE_SIM_QUEUED;
-			queue_work(retire_wq, &job->work);
+			queue_work(retire_sim.wq, &job->work);
 		}
 	}
 	spin_unlock_irq(&retire_sim.lock);
 	wait_event(retire_sim.reset_wq, !READ_ONCE(retire_sim.resetting));
 	/* no access follows: quarantined requests may retire now */
-	retire_ctx_walk(retire_ctx_unquarantine);
-	retire_stats_module(&st);
-	h.quarantined_now = st.quarantined_now;
-	retire_netlink_notify_health(&h);
+	retire_engine_reset_done(&retire_sim_engine);
 }
 EXPORT_SYMBOL_IF_KUNIT(retire_sim_reset);
 
-/**
- * retire_sim_init() - set up the sim engine and register it
- *
- * Called before any other engine registers: the sim is RETIRE_ENGINE_SIM.
- *
- * Return: 0 or retire_engine_register()'s error.
- */
-int retire_sim_init(void)
+/* ---- the sim's own commands: RETIRE_IOC_SIM_* and netlink engine-* ---- */
+
+static bool retire_sim_zero(const void *p, size_t n)
 {
+	return !memchr_inv(p, 0, n);
+}
+
+static long retire_sim_ioctl_config(unsigned int cmd, void __user *uarg)
+{
+	struct retire_sim_config cfg;
+	int ret;
+
+	ret = retire_arg_copy_in(&cfg, sizeof(cfg), sizeof(cfg), cmd, uarg);
+	if (ret)
+		return ret;
+	if (cfg.reserved)
+		return -EINVAL;
+	switch (cfg.op) {
+	case RETIRE_SIM_GET:
+		/* every knob is GET's output: what the caller left is ignored */
+		retire_sim_get_config(&cfg);
+		return retire_arg_copy_out(uarg, cmd, &cfg, sizeof(cfg));
+	case RETIRE_SIM_SET:
+		if (cfg.flags & ~RETIRE_SIM_F_ALL)
+			return -EINVAL;
+		if (!capable(CAP_SYS_ADMIN))
+			return -EPERM;
+		return retire_sim_set_config(&cfg);
+	default:
+		return -EINVAL;
+	}
+}
+
+/* RETIRE_IOC_SIM_RESET: engine-wide, names nothing */
+static long retire_sim_ioctl_reset(unsigned int cmd, void __user *uarg)
+{
+	struct retire_handle_arg h;
+	int ret;
+
+	ret = retire_arg_copy_in(&h, sizeof(h), sizeof(h), cmd, uarg);
+	if (ret)
+		return ret;
+	if (h.flags || h.pad || h.handle ||
+	    !retire_sim_zero(h.reserved, sizeof(h.reserved)))
+		return -EINVAL;
+	retire_sim_reset();
+	return 0;
+}
+
+/*
+ * RETIRE_IOC_SIM_INJECT: a device event naming a request the sim does not
+ * hold, on the file's context (whatever engine it is bound to): the sim
+ * owns its live requests, so only stale events go in.
+ */
+static long retire_sim_ioctl_inject(struct retire_ctx *ctx, unsigned int cmd,
+				    void __user *uarg)
+{
+	struct retire_engine_result res = {};
+	struct retire_sim_event ev;
+	int ret;
+
+	ret = retire_arg_copy_in(&ev, sizeof(ev), sizeof(ev), cmd, uarg);
+	if (ret)
+		return ret;
+	if (ev.flags || !retire_sim_zero(ev.reserved, sizeof(ev.reserved)) ||
+	    ev.error > 0 || ev.error < -MAX_ERRNO)
+		return -EINVAL;
+	res.error = ev.error;
+	return retire_engine_report_stale(ctx, ev.handle, &res);
+}
+
+static long retire_sim_ioctl(struct retire_engine *e, struct retire_ctx *ctx,
+			     unsigned int cmd, void __user *uarg)
+{
+	switch (_IOC_NR(cmd)) {
+	case _IOC_NR(RETIRE_IOC_SIM_CONFIG):
+		return retire_sim_ioctl_config(cmd, uarg);
+	case _IOC_NR(RETIRE_IOC_SIM_RESET):
+		/* privileged as a whole: checked before the argument is read */
+		if (!capable(CAP_SYS_ADMIN))
+			return -EPERM;
+		return retire_sim_ioctl_reset(cmd, uarg);
+	case _IOC_NR(RETIRE_IOC_SIM_INJECT):
+		if (!capable(CAP_SYS_ADMIN))
+			return -EPERM;
+		return retire_sim_ioctl_inject(ctx, cmd, uarg);
+	default:
+		return -ENOTTY;
+	}
+}
+
+static const unsigned int retire_sim_ioctls[] = {
+	RETIRE_IOC_SIM_CONFIG,
+	RETIRE_IOC_SIM_RESET,
+	RETIRE_IOC_SIM_INJECT,
+	0
+};
+
+static int retire_sim_nl_fill(struct retire_engine *e, struct sk_buff *msg)
+{
+	const int pad = RETIRE_A_ENGINE_PAD;
+	struct retire_sim_config c;
+
+	retire_sim_get_config(&c);
+	if (nla_put_u32(msg, RETIRE_A_ENGINE_FLAGS, c.flags) ||
+	    nla_put_u64_64bit(msg, RETIRE_A_ENGINE_LATENCY_NS, c.latency_ns, pad) ||
+	    nla_put_u64_64bit(msg, RETIRE_A_ENGINE_TICK_NS, c.tick_ns, pad) ||
+	    nla_put_u64_64bit(msg, RETIRE_A_ENGINE_BYTES_PER_TICK,
+			      c.bytes_per_tick, pad) ||
+	    nla_put_u32(msg, RETIRE_A_ENGINE_FAIL_EVERY, c.fail_every) ||
+	    nla_put_u32(msg, RETIRE_A_ENGINE_FAIL_SUBMIT_EVERY,
+			c.fail_submit_every) ||
+	    nla_put_u64_64bit(msg, RETIRE_A_ENGINE_SEED, c.seed, pad) ||
+	    nla_put_u64_64bit(msg, RETIRE_A_ENGINE_RATE_BPS, c.rate_bps, pad) ||
+	    nla_put_u64_64bit(msg, RETIRE_A_ENGINE_BURST_BYTES,
+			      c.burst_bytes, pad) ||
+	    nla_put_u64_64bit(msg, RETIRE_A_ENGINE_FINISH_NS, c.finish_ns, pad))
+		return -EMSGSIZE;
+	return 0;
+}
+
+static u64 retire_sim_nl_u64(struct nlattr **tb, int type)
+{
+	return tb[type] ? nla_get_u64(tb[type]) : 0;
+}
+
+static u32 retire_sim_nl_u32(struct nlattr **tb, int type)
+{
+	return tb[type] ? nla_get_u32(tb[type]) : 0;
+}
+
+/* engine-set: every knob it does not carry is 0, as a SIM_CONFIG SET's */
+static int retire_sim_nl_set(struct retire_engine *e, struct nlattr **tb,
+			     struct netlink_ext_ack *extack)
+{
+	struct retire_sim_config cfg = {
+		.op = RETIRE_SIM_SET,
+		.flags = retire_sim_nl_u32(tb, RETIRE_A_ENGINE_FLAGS),
+		.latency_ns = retire_sim_nl_u64(tb, RETIRE_A_ENGINE_LATENCY_NS),
+		.tick_ns = retire_sim_nl_u64(tb, RETIRE_A_ENGINE_TICK_NS),
+		.bytes_per_tick = retire_sim_nl_u64(tb, RETIRE_A_ENGINE_BYTES_PER_TICK),
+		.fail_every = retire_sim_nl_u32(tb, RETIRE_A_ENGINE_FAIL_EVERY),
+		.fail_submit_every = retire_sim_nl_u32(tb, RETIRE_A_ENGINE_FAIL_SUBMIT_EVERY),
+		.seed = retire_sim_nl_u64(tb, RETIRE_A_ENGINE_SEED),
+		.rate_bps = retire_sim_nl_u64(tb, RETIRE_A_ENGINE_RATE_BPS),
+		.burst_bytes = retire_sim_nl_u64(tb, RETIRE_A_ENGINE_BURST_BYTES),
+		.finish_ns = retire_sim_nl_u64(tb, RETIRE_A_ENGINE_FINISH_NS),
+	};
+
+	if (cfg.flags & ~RETIRE_SIM_F_ALL) {
+		NL_SET_ERR_MSG_ATTR(extack, tb[RETIRE_A_ENGINE_FLAGS],
+				    "unknown engine flags");
+		return -EINVAL;
+	}
+	if (retire_sim_set_config(&cfg)) {
+		NL_SET_ERR_MSG(extack,
+			       "a rate needs a burst of at least one transfer, at most 16 GiB");
+		return -EINVAL;
+	}
+	return 0;
+}
+
+static bool retire_sim_fail_submit_op(struct retire_engine *e)
+{
+	return retire_sim_fail_submit();
+}
+
+static void retire_sim_reset_op(struct retire_engine *e)
+{
+	retire_sim_reset();
+}
+
+static const struct retire_engine_ops retire_sim_ops = {
+	.start		= retire_sim_start,
+	.try_stop	= retire_sim_try_stop,
+	.job_size	= sizeof(struct retire_sim_job),
+	.job_init	= retire_sim_job_init,
+	.job_fini	= retire_sim_job_fini,
+	.fail_submit	= retire_sim_fail_submit_op,
+	.reset		= retire_sim_reset_op,
+	.ioctls		= retire_sim_ioctls,
+	.ioctl		= retire_sim_ioctl,
+	.nl_fill	= retire_sim_nl_fill,
+	.nl_set		= retire_sim_nl_set,
+};
+
+/* engine-wide: one per module */
+static struct retire_engine retire_sim_engine = {
+	.name		= "sim",
+	.ops		= &retire_sim_ops,
+	.owner		= THIS_MODULE,
+	.features	= RETIRE_FEAT_SIM,
+};
+
+static int __init retire_sim_init(void)
+{
+	int ret;
+
 	spin_lock_init(&retire_sim.lock);
 	INIT_LIST_HEAD(&retire_sim.jobs);
 	INIT_LIST_HEAD(&retire_sim.bw_waiters);
 	init_waitqueue_head(&retire_sim.reset_wq);
-	return retire_engine_register(&retire_sim_engine);
+	retire_sim.wq = alloc_workqueue("retire_sim", WQ_UNBOUND, 0);
+	if (!retire_sim.wq)
+		return -ENOMEM;
+	ret = retire_engine_register(&retire_sim_engine);
+	if (ret)
+		destroy_workqueue(retire_sim.wq);
+	return ret;
 }
 
-/**
- * retire_sim_exit() - unregister the sim engine; no context is left
+/*
+ * No context is bound (each held the module), so no job is out: the last
+ * job_fini() waited for every timer and work item.
  */
-void retire_sim_exit(void)
+static void __exit retire_sim_exit(void)
 {
 	retire_engine_unregister(&retire_sim_engine);
+	destroy_workqueue(retire_sim.wq);
 }
+
+module_init(retire_sim_init);
+module_exit(retire_sim_exit);
+
+MODULE_DESCRIPTION("retire: the sim engine, a software device with knobs");
+MODULE_AUTHOR("The retire developers");
+MODULE_LICENSE("GPL");
+MODULE_ALIAS("retire-engine-sim");

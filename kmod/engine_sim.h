@@ -29,8 +29,5 @@ int retire_sim_get_config(struct retire_sim_config *cfg);
 int retire_sim_set_config(const struct retire_sim_config *cfg);
 void retire_sim_reset(void);
 bool retire_sim_fail_submit(void);
-u64 retire_sim_fnv1a(u64 hash, const u8 *p, size_t len);
-int retire_sim_init(void);
-void retire_sim_exit(void);
 
 #endif /* _RETIRE_ENGINE_SIM_H */

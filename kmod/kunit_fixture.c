@@ -18,8 +18,8 @@
 bool retire_test_stop_ok;
 bool retire_test_inline;
 
-void retire_test_start(struct retire_ctx *ctx, void *j,
-		       const struct retire_engine_work *w)
+void retire_test_start(struct retire_engine *e, struct retire_ctx *ctx,
+		       void *j, const struct retire_engine_work *w)
 {
 	struct retire_test_job *job = j;
 	struct retire_engine_result res = { .transferred = w->len };
@@ -30,7 +30,8 @@ void retire_test_start(struct retire_ctx *ctx, void *j,
 		retire_engine_complete_locked(ctx, w->handle, &res);
 }
 
-bool retire_test_try_stop(struct retire_ctx *ctx, void *j)
+bool retire_test_try_stop(struct retire_engine *e, struct retire_ctx *ctx,
+			  void *j)
 {
 	struct retire_test_job *job = j;
 
@@ -56,6 +57,7 @@ static const struct retire_engine_ops retire_test_ops = {
 struct retire_engine retire_test_engine = {
 	.name	= "test",
 	.ops	= &retire_test_ops,
+	.owner	= THIS_MODULE,
 	.ref	= KREF_INIT(1),
 };
 
@@ -70,6 +72,7 @@ static const struct retire_engine_ops retire_test_queue_ops = {
 struct retire_engine retire_test_queue_engine = {
 	.name	= "test-queue",
 	.ops	= &retire_test_queue_ops,
+	.owner	= THIS_MODULE,
 	.ref	= KREF_INIT(1),
 };
 

@@ -31,7 +31,6 @@
 
 /* a job of the manual device: started, and stopped if a cancel may */
 struct retire_test_job {
-	struct retire_slot slot;
 	bool started;
 	u64 handle;
 };
@@ -45,9 +44,10 @@ extern struct retire_engine retire_test_engine;
 /* the manual device with a queue: retire_engine_begin() starts the watch */
 extern struct retire_engine retire_test_queue_engine;
 
-void retire_test_start(struct retire_ctx *ctx, void *j,
-		       const struct retire_engine_work *w);
-bool retire_test_try_stop(struct retire_ctx *ctx, void *j);
+void retire_test_start(struct retire_engine *e, struct retire_ctx *ctx,
+		       void *j, const struct retire_engine_work *w);
+bool retire_test_try_stop(struct retire_engine *e, struct retire_ctx *ctx,
+			  void *j);
 
 /* a context with one module-allocated page, released at test exit */
 struct retire_fix {

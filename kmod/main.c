@@ -3,10 +3,11 @@
  * retire: provable buffer lifetime for asynchronous device work.
  *
  * Module init and exit, and the module parameters that cap every context's
- * limits. Registration order: the sim engine and the module's workqueue
- * first, then the netlink family, the character device last, so that
- * nothing can open /dev/retire before every service it may reach is up;
- * exit undoes it in reverse.
+ * limits. This is the core: engines are modules of their own that
+ * register with it (include/linux/retire_engine.h). Registration order:
+ * the module's workqueue first, then the netlink family, the character
+ * device last, so that nothing can open /dev/retire before every service
+ * it may reach is up; exit undoes it in reverse.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -21,8 +22,6 @@
 #include "ctx.h"
 #include "debugfs.h"
 #include "engine.h"
-#include "engine_edu.h"
-#include "engine_sim.h"
 #include "netlink.h"
 #include "slot.h"
 
@@ -103,10 +102,8 @@ void retire_info_fill(struct retire_info *info)
 {
 	memset(info, 0, sizeof(*info));
 	info->abi_version = RETIRE_ABI_VERSION;
-	info->features = RETIRE_FEATURES;
-	/* what the machine has: a bound device is an engine of its kind */
-	if (retire_engine_present("edu"))
-		info->features |= RETIRE_FEAT_EDU;
+	/* the core's, and what the registered engines add */
+	info->features = RETIRE_FEATURES | retire_engine_features();
 	retire_caps_get(&info->caps);
 }
 EXPORT_SYMBOL_IF_KUNIT(retire_info_fill);
@@ -147,23 +144,17 @@ static int __init retire_init(void)
 	if (ret)
 		return ret;
 
+	ret = retire_engine_init();
+	if (ret)
+		return ret;
 	ret = retire_ctx_init();
 	if (ret)
 		return ret;
 	retire_debugfs_init();
 
-	ret = retire_sim_init();
-	if (ret)
-		goto out_ctx;
-
-	/* edu devices present now are engines 1, 2, ... */
-	ret = retire_edu_init();
-	if (ret)
-		goto out_sim;
-
 	ret = retire_netlink_register();
 	if (ret)
-		goto out_edu;
+		goto out_ctx;
 
 	ret = retire_chardev_register();
 	if (ret)
@@ -174,10 +165,6 @@ static int __init retire_init(void)
 
 out_netlink:
 	retire_netlink_unregister();
-out_edu:
-	retire_edu_exit();
-out_sim:
-	retire_sim_exit();
 out_ctx:
 	retire_debugfs_exit();
 	retire_ctx_exit();
@@ -188,10 +175,11 @@ static void __exit retire_exit(void)
 {
 	retire_chardev_unregister();
 	retire_netlink_unregister();
-	/* every context is gone (each pinned the module) */
-	retire_edu_exit();
-	retire_sim_exit();
-	/* drain the queue: the last contexts leave debugfs */
+	/*
+	 * Every context is gone (each pinned the module), and so is every
+	 * engine: each engine module uses the core's symbols, so it was
+	 * unloaded first. Drain the queue: the last contexts leave debugfs.
+	 */
 	retire_ctx_exit();
 	retire_debugfs_exit();
 }

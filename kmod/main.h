@@ -5,9 +5,12 @@
 #include <linux/types.h>
 #include <linux/retire.h>
 
-/* Features this build of the module offers: reported by GET_INFO. */
+/*
+ * Features the core offers: reported by GET_INFO, with those of the
+ * registered engines.
+ */
 #define RETIRE_FEATURES		(RETIRE_FEAT_GENL | RETIRE_FEAT_REQUESTS | \
-				 RETIRE_FEAT_SIM | RETIRE_FEAT_ADMISSION | \
+				 RETIRE_FEAT_ADMISSION | \
 				 RETIRE_FEAT_ENTER | RETIRE_FEAT_RINGS | \
 				 RETIRE_FEAT_ONE_RECORD | RETIRE_FEAT_ENGINES | \
 				 RETIRE_FEAT_HISTORY)

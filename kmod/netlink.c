@@ -15,7 +15,7 @@
  * view (info-get, stats-get do, engine-get) is open to everyone; what
  * names other users' contexts (the stats-get dump's rows, the stale and
  * health groups) and what changes the engine (engine-set) needs
- * CAP_SYS_ADMIN, as RETIRE_IOC_SIM_CONFIG does. Without it a dump lists
+ * CAP_SYS_ADMIN, as the engines' knob ioctls do. Without it a dump lists
  * only the caller's own contexts, with pids as the caller's pid namespace
  * sees them. Contexts belong to the machine, not to a network namespace:
  * the family exists in the initial one only.
@@ -268,83 +268,51 @@ static int retire_nl_stats_get_dumpit(struct sk_buff *skb,
 
 static int retire_nl_fill_engine(struct sk_buff *msg, const void *arg)
 {
-	const struct retire_sim_config *c = arg;
-	const int pad = RETIRE_A_ENGINE_PAD;
+	struct retire_engine *e = (struct retire_engine *)arg;
 
-	if (nla_put_u32(msg, RETIRE_A_ENGINE_FLAGS, c->flags) ||
-	    nla_put_u64_64bit(msg, RETIRE_A_ENGINE_LATENCY_NS, c->latency_ns, pad) ||
-	    nla_put_u64_64bit(msg, RETIRE_A_ENGINE_TICK_NS, c->tick_ns, pad) ||
-	    nla_put_u64_64bit(msg, RETIRE_A_ENGINE_BYTES_PER_TICK,
-			      c->bytes_per_tick, pad) ||
-	    nla_put_u32(msg, RETIRE_A_ENGINE_FAIL_EVERY, c->fail_every) ||
-	    nla_put_u32(msg, RETIRE_A_ENGINE_FAIL_SUBMIT_EVERY,
-			c->fail_submit_every) ||
-	    nla_put_u64_64bit(msg, RETIRE_A_ENGINE_SEED, c->seed, pad) ||
-	    nla_put_u64_64bit(msg, RETIRE_A_ENGINE_RATE_BPS, c->rate_bps, pad) ||
-	    nla_put_u64_64bit(msg, RETIRE_A_ENGINE_BURST_BYTES,
-			      c->burst_bytes, pad) ||
-	    nla_put_u64_64bit(msg, RETIRE_A_ENGINE_FINISH_NS, c->finish_ns, pad))
-		return -EMSGSIZE;
-	return 0;
+	return e->ops->nl_fill(e, msg);
 }
 
+/*
+ * engine-get and engine-set reach the first engine with knobs; the
+ * attributes are the family's, what they mean and which values are valid
+ * is the engine's (ops->nl_fill, ops->nl_set).
+ */
 static int retire_nl_engine_get_doit(struct sk_buff *skb,
 				     struct genl_info *info)
 {
-	struct retire_sim_config cfg = {};
+	struct retire_engine *e = retire_engine_with_knobs();
 	int ret;
 
-	ret = retire_engine_knobs_get(&cfg);
-	if (ret)
-		return ret;
-	return retire_nl_reply(info, RETIRE_CMD_ENGINE_GET,
-			       retire_nl_fill_engine, &cfg);
-}
-
-static u64 retire_nl_u64(struct nlattr **tb, int type)
-{
-	return tb[type] ? nla_get_u64(tb[type]) : 0;
-}
-
-static u32 retire_nl_u32(struct nlattr **tb, int type)
-{
-	return tb[type] ? nla_get_u32(tb[type]) : 0;
+	if (!e) {
+		NL_SET_ERR_MSG(info->extack, "no engine with knobs is loaded");
+		return -ENODEV;
+	}
+	ret = retire_nl_reply(info, RETIRE_CMD_ENGINE_GET,
+			      retire_nl_fill_engine, e);
+	retire_engine_put(e);
+	return ret;
 }
 
 static int retire_nl_engine_set_doit(struct sk_buff *skb,
 				     struct genl_info *info)
 {
-	struct nlattr **tb = info->attrs;
-	struct retire_sim_config cfg = {
-		.op = RETIRE_SIM_SET,
-		.flags = retire_nl_u32(tb, RETIRE_A_ENGINE_FLAGS),
-		.latency_ns = retire_nl_u64(tb, RETIRE_A_ENGINE_LATENCY_NS),
-		.tick_ns = retire_nl_u64(tb, RETIRE_A_ENGINE_TICK_NS),
-		.bytes_per_tick = retire_nl_u64(tb, RETIRE_A_ENGINE_BYTES_PER_TICK),
-		.fail_every = retire_nl_u32(tb, RETIRE_A_ENGINE_FAIL_EVERY),
-		.fail_submit_every = retire_nl_u32(tb, RETIRE_A_ENGINE_FAIL_SUBMIT_EVERY),
-		.seed = retire_nl_u64(tb, RETIRE_A_ENGINE_SEED),
-		.rate_bps = retire_nl_u64(tb, RETIRE_A_ENGINE_RATE_BPS),
-		.burst_bytes = retire_nl_u64(tb, RETIRE_A_ENGINE_BURST_BYTES),
-		.finish_ns = retire_nl_u64(tb, RETIRE_A_ENGINE_FINISH_NS),
-	};
+	struct retire_engine *e;
+	int ret;
 
-	/* the capability of RETIRE_IOC_SIM_CONFIG, not CAP_NET_ADMIN */
+	/* the capability of the engine's own knob ioctl, not CAP_NET_ADMIN */
 	if (!netlink_capable(skb, CAP_SYS_ADMIN)) {
 		NL_SET_ERR_MSG(info->extack, "engine-set needs CAP_SYS_ADMIN");
 		return -EPERM;
 	}
-	if (cfg.flags & ~RETIRE_SIM_F_ALL) {
-		NL_SET_ERR_MSG_ATTR(info->extack, tb[RETIRE_A_ENGINE_FLAGS],
-				    "unknown engine flags");
-		return -EINVAL;
+	e = retire_engine_with_knobs();
+	if (!e) {
+		NL_SET_ERR_MSG(info->extack, "no engine with knobs is loaded");
+		return -ENODEV;
 	}
-	if (retire_engine_knobs_set(&cfg)) {
-		NL_SET_ERR_MSG(info->extack,
-			       "a rate needs a burst of at least one transfer, at most 16 GiB");
-		return -EINVAL;
-	}
-	return 0;
+	ret = e->ops->nl_set(e, info->attrs, info->extack);
+	retire_engine_put(e);
+	return ret;
 }
 
 static const struct genl_ops retire_nl_ops[] = {

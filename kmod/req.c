@@ -109,13 +109,14 @@ static void retire_req_activate_locked(struct retire_ctx *ctx,
 {
 	struct retire_engine_work w = {
 		.handle = req->handle,
+		.pages = req->buf->pages,
 		.buf = req->buf,
 		.offset = req->offset,
 		.len = req->len,
 		.dev_flags = req->dev_flags,
 		.user_data = req->user_data,
 	};
-	void *job;
+	struct retire_job *job;
 	u64 jh;
 
 	lockdep_assert_held(&ctx->lock);
@@ -130,7 +131,7 @@ static void retire_req_activate_locked(struct retire_ctx *ctx,
 	else
 		retire_watchdog_arm(ctx, req, now);
 	retire_event_at_locked(ctx, RETIRE_EV_ACTIVATE, req->handle, 0, 0, now);
-	ctx->engine->ops->start(ctx, job, &w);
+	ctx->engine->ops->start(ctx->engine, ctx, retire_job_pdu(job), &w);
 }
 
 /* may a new request with @key start at admission? */
@@ -151,7 +152,7 @@ static bool retire_may_activate_locked(struct retire_ctx *ctx, u64 key)
  *
  * A pass takes at most RETIRE_CTX_BATCH steps, so a hold of the lock with
  * interrupts off stays short whatever waits: an engine that runs requests
- * inline (the sim's null device, up to RETIRE_SIM_INLINE_MAX bytes each)
+ * inline (a null device, or one moving a short range under the lock)
  * does their work here, and a raised bound may let thousands go. A work
  * item takes the next batch.
  *
@@ -334,115 +335,6 @@ void retire_req_terminate_locked(struct retire_ctx *ctx,
 	retire_activate_waiting_locked(ctx, now);
 }
 
-/**
- * retire_engine_begin() - a device that queues its work begins a request
- * @ctx:	the context the device was given
- * @handle:	the request's handle
- *
- * For an engine with ops->queues, before the device first touches the
- * buffer: the request's watchdog starts now, so it measures the device's
- * own time on the request, not the time it waited in the device's queue
- * behind other work. Until then the request is not watched: its device
- * has not touched its buffer, and a cancel takes it out of the queue.
- * Callable from any context, but not under a lock that the engine's
- * start() takes: start() runs under the context lock, taken here.
- */
-void retire_engine_begin(struct retire_ctx *ctx, u64 handle)
-{
-	struct retire_req *req;
-	unsigned long flags;
-
-	spin_lock_irqsave(&ctx->lock, flags);
-	req = retire_slot_lookup_locked(&ctx->reqs, handle);
-	/* an active request not on the watched list has not begun */
-	if (!WARN_ON_ONCE(!req || req->state != RETIRE_REQ_ACTIVE) &&
-	    list_empty(&req->node))
-		retire_watchdog_arm(ctx, req, ktime_get());
-	spin_unlock_irqrestore(&ctx->lock, flags);
-}
-EXPORT_SYMBOL_IF_KUNIT(retire_engine_begin);
-
-/**
- * retire_engine_moving() - a device is about to move bytes of a request
- * @ctx:	the context the device was given
- * @w:		the work it was given
- * @n:		bytes
- *
- * Counted before they move. A device allowed to write the buffer marks it
- * written here, so user pages are unpinned dirty after what the device
- * did, not after what its terminal event reports (a cancel or reset may
- * report nothing transferred after partial writes). Callable from any
- * context; the device holds the request, so @w->buf is valid.
- */
-void retire_engine_moving(struct retire_ctx *ctx,
-			  const struct retire_engine_work *w, u64 n)
-{
-	unsigned long flags;
-
-	spin_lock_irqsave(&ctx->lock, flags);
-	retire_engine_moving_locked(ctx, w, n);
-	spin_unlock_irqrestore(&ctx->lock, flags);
-}
-EXPORT_SYMBOL_IF_KUNIT(retire_engine_moving);
-
-/**
- * retire_engine_moving_locked() - retire_engine_moving(), lock held
- * @ctx:	the context; the caller holds its lock (an engine completing
- *		inline, from its start())
- * @w:		the work it was given
- * @n:		bytes
- */
-void retire_engine_moving_locked(struct retire_ctx *ctx,
-				 const struct retire_engine_work *w, u64 n)
-{
-	lockdep_assert_held(&ctx->lock);
-	retire_stat_add(&ctx->stats, RETIRE_ST_ENGINE_BYTES, n);
-	if (w->dev_flags & RETIRE_DEV_WRITE)
-		w->buf->dev_wrote = true;
-}
-
-/**
- * retire_engine_complete() - a device reports a terminal event
- * @ctx:	the context the device was given
- * @handle:	the request handle the device was given
- * @res:	the result
- *
- * The handle is checked against the live incarnation before the request
- * is touched: a late, duplicate or forged event is counted and dropped.
- * Never sleeps or allocates; callable from any context.
- */
-void retire_engine_complete(struct retire_ctx *ctx, u64 handle,
-			    const struct retire_engine_result *res)
-{
-	unsigned long flags;
-
-	spin_lock_irqsave(&ctx->lock, flags);
-	retire_engine_complete_locked(ctx, handle, res);
-	spin_unlock_irqrestore(&ctx->lock, flags);
-}
-EXPORT_SYMBOL_IF_KUNIT(retire_engine_complete);
-
-/**
- * retire_engine_complete_locked() - retire_engine_complete(), lock held
- * @ctx:	the context; the caller holds its lock
- * @handle:	the request handle the device was given
- * @res:	the result
- */
-void retire_engine_complete_locked(struct retire_ctx *ctx, u64 handle,
-				   const struct retire_engine_result *res)
-{
-	struct retire_req *req;
-
-	lockdep_assert_held(&ctx->lock);
-	req = retire_slot_lookup_locked(&ctx->reqs, handle);
-	if (!req || req->state != RETIRE_REQ_ACTIVE)
-		retire_ctx_stale_locked(ctx, RETIRE_ST_STALE_ENGINE, &ctx->reqs,
-					handle);
-	else
-		retire_req_terminate_locked(ctx, req, res);
-}
-EXPORT_SYMBOL_IF_KUNIT(retire_engine_complete_locked);
-
 /*
  * the device's access ended, the terminal record consumed, no borrow token
  * out, not quarantined
@@ -597,10 +489,9 @@ int retire_submit_one(struct retire_ctx *ctx, struct retire_sqe *sqe,
 		ret = retire_refuse_locked(ctx, ret, RETIRE_ST_REFUSED);
 		goto out_unlock;
 	}
-	buf = retire_slot_lookup_locked(&ctx->bufs, sqe->buf);
+	buf = retire_ctx_lookup_locked(ctx, &ctx->bufs, sqe->buf,
+				       RETIRE_ST_STALE_USER);
 	if (!buf) {
-		retire_ctx_stale_locked(ctx, RETIRE_ST_STALE_USER, &ctx->bufs,
-					sqe->buf);
 		ret = retire_refuse_locked(ctx, -ENOENT, RETIRE_ST_REFUSED);
 		goto out_unlock;
 	}
@@ -698,10 +589,9 @@ int retire_req_retire(struct retire_ctx *ctx, u64 handle)
 	int ret = 0;
 
 	spin_lock_irq(&ctx->lock);
-	req = retire_slot_lookup_locked(&ctx->reqs, handle);
+	req = retire_ctx_lookup_locked(ctx, &ctx->reqs, handle,
+				       RETIRE_ST_STALE_USER);
 	if (!req) {
-		retire_ctx_stale_locked(ctx, RETIRE_ST_STALE_USER, &ctx->reqs,
-					handle);
 		ret = -ENOENT;
 	} else if (req->consumed) {
 		ret = -EALREADY;

@@ -30,7 +30,7 @@
  * @max:	the most slots it may ever hold (at most RETIRE_SLOT_MAX)
  * @init:	one-time set-up of each new object, or NULL
  * @fini:	undo of @init before a chunk is freed, or NULL
- * @arg:	passed to @init
+ * @arg:	passed to @init and @fini
  * @lock:	the lock that will protect it
  *
  * Return: 0 or -ENOMEM.
@@ -38,7 +38,8 @@
 int retire_slot_table_init(struct retire_slot_table *t, u8 kind,
 			   u32 obj_size, u32 max,
 			   void (*init)(void *obj, void *arg),
-			   void (*fini)(void *obj), void *arg, spinlock_t *lock)
+			   void (*fini)(void *obj, void *arg),
+			   void *arg, spinlock_t *lock)
 {
 	u32 nchunks;
 
@@ -92,7 +93,7 @@ void retire_slot_table_destroy(struct retire_slot_table *t)
 	for (c = 0; c < DIV_ROUND_UP(t->nr, RETIRE_SLOT_CHUNK); c++) {
 		if (t->fini)
 			for (i = 0; i < RETIRE_SLOT_CHUNK; i++)
-				t->fini(t->chunks[c] + i * t->obj_size);
+				t->fini(t->chunks[c] + i * t->obj_size, t->arg);
 		kvfree(t->chunks[c]);
 		retire_memlock_uncharge(t->charged[c],
 					retire_slot_chunk_pages(t));
@@ -149,7 +150,7 @@ void retire_slot_chunk_free(struct retire_slot_table *t, void *chunk)
 
 	if (t->fini)
 		for (i = 0; i < RETIRE_SLOT_CHUNK; i++)
-			t->fini(chunk + i * t->obj_size);
+			t->fini(chunk + i * t->obj_size, t->arg);
 	kvfree(chunk);
 }
 

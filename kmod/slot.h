@@ -79,7 +79,7 @@ struct retire_slot_table {
 	u32 gen_max;
 	void **chunks;
 	void (*init)(void *obj, void *arg);
-	void (*fini)(void *obj);
+	void (*fini)(void *obj, void *arg);
 	void *arg;
 	struct user_struct **charged;
 	spinlock_t *lock;	/* not its own: the owning context's */
@@ -114,7 +114,8 @@ static inline u32 retire_handle_gen(u64 h)
 int retire_slot_table_init(struct retire_slot_table *t, u8 kind,
 			   u32 obj_size, u32 max,
 			   void (*init)(void *obj, void *arg),
-			   void (*fini)(void *obj), void *arg, spinlock_t *lock);
+			   void (*fini)(void *obj, void *arg),
+			   void *arg, spinlock_t *lock);
 void retire_slot_table_destroy(struct retire_slot_table *t);
 void *retire_slot_chunk_alloc(struct retire_slot_table *t);
 void retire_slot_chunk_free(struct retire_slot_table *t, void *chunk);

@@ -49,10 +49,12 @@ static void retire_token_drop_locked(struct retire_ctx *ctx,
 	tok->req = NULL;
 }
 
-/* a return or handoff naming no live token */
-static int retire_token_protocol_error(struct retire_ctx *ctx, u64 token)
+/*
+ * A return or handoff naming no live token (retire_ctx_lookup_locked()
+ * counted it stale): a protocol error too.
+ */
+static int retire_token_protocol_error(struct retire_ctx *ctx)
 {
-	retire_ctx_stale_locked(ctx, RETIRE_ST_STALE_TOKEN, &ctx->tokens, token);
 	retire_stat_inc(&ctx->stats, RETIRE_ST_PROTOCOL_ERRORS);
 	return -ENOENT;
 }
@@ -76,10 +78,9 @@ int retire_token_borrow(struct retire_ctx *ctx, u64 req_handle, u64 *token)
 	lockdep_assert_held(&ctx->mutex);
 	ret = retire_slot_reserve(&ctx->tokens, 1);
 	spin_lock_irq(&ctx->lock);
-	req = retire_slot_lookup_locked(&ctx->reqs, req_handle);
+	req = retire_ctx_lookup_locked(ctx, &ctx->reqs, req_handle,
+				       RETIRE_ST_STALE_TOKEN);
 	if (!req) {
-		retire_ctx_stale_locked(ctx, RETIRE_ST_STALE_TOKEN, &ctx->reqs,
-					req_handle);
 		ret = -ENOENT;
 	} else if (req->state != RETIRE_REQ_TERMINATED) {
 		/*
@@ -122,9 +123,10 @@ int retire_token_return(struct retire_ctx *ctx, u64 token, int error)
 	struct retire_req *req;
 
 	spin_lock_irq(&ctx->lock);
-	tok = retire_slot_lookup_locked(&ctx->tokens, token);
+	tok = retire_ctx_lookup_locked(ctx, &ctx->tokens, token,
+				       RETIRE_ST_STALE_TOKEN);
 	if (!tok) {
-		int ret = retire_token_protocol_error(ctx, token);
+		int ret = retire_token_protocol_error(ctx);
 
 		spin_unlock_irq(&ctx->lock);
 		return ret;
@@ -159,9 +161,10 @@ int retire_token_handoff(struct retire_ctx *ctx, u64 token, u64 *new_token)
 	lockdep_assert_held(&ctx->mutex);
 	ret = retire_slot_reserve(&ctx->tokens, 1);
 	spin_lock_irq(&ctx->lock);
-	old = retire_slot_lookup_locked(&ctx->tokens, token);
+	old = retire_ctx_lookup_locked(ctx, &ctx->tokens, token,
+				       RETIRE_ST_STALE_TOKEN);
 	if (!old) {
-		ret = retire_token_protocol_error(ctx, token);
+		ret = retire_token_protocol_error(ctx);
 	} else if (!ret) {
 		/* one over the bound for a moment: the handoff's point */
 		tok = retire_token_new_locked(ctx, 1, new_token);

@@ -1,15 +1,16 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# In the guest (scripts/bench.sh): reload retire.ko from MODDIR with caps
+# In the guest (scripts/bench.sh): reload the modules from MODDIR with caps
 # for the benchmark's scale row, then run it.
 #
 #   bench-guest.sh MODDIR [RETIRE_BENCH_ARGS...]
 set -e
 moddir=$1
 shift
-rmmod retire
-insmod "$moddir/retire.ko" max_unretired=1100000 max_buffers=1100000 \
+. "$(dirname "$0")/lib.sh"
+retire_modules_unload
+retire_modules_load "$moddir" max_unretired=1100000 max_buffers=1100000 \
 	max_pinned_bytes=$((8 << 30)) max_reserved_bytes=$((1 << 30)) \
 	watchdog_ms=86400000
 ulimit -l unlimited
@@ -17,7 +18,8 @@ ulimit -l unlimited
 # the contexts' teardown (a million buffers to unpin) runs in work items
 # that hold the module: let it finish before vm-run unloads it
 i=0
-while [ "$(cat /sys/module/retire/refcnt)" != 0 ] && [ $i -lt 600 ]; do
+holders=$(find /sys/module/retire/holders -mindepth 1 -maxdepth 1 | wc -l)
+while [ "$(cat /sys/module/retire/refcnt)" != "$holders" ] && [ $i -lt 600 ]; do
 	sleep 0.2
 	i=$((i + 1))
 done

@@ -84,7 +84,8 @@ for plant in "$@"; do
 	patch -s -d "$dst" -p1 --no-backup-if-mismatch <"$patch"
 	if make_module; then
 		mkdir -p "$out"
-		cp "$dst/kmod/retire.ko" "$out/"
+		cp "$dst"/kmod/retire*.ko "$dst"/samples/retire_sample.ko "$out/"
+		rm -f "$out/retire_kunit.ko"
 		cp "$log" "$out/build.log"
 		echo "$plant $out"
 	else

@@ -59,9 +59,9 @@ else
 	sed 's/^/     /' "$log"
 	fail "make dkms-src, then dkms add retire/$ver (scratch trees)"
 fi
-check "the DKMS source holds no more than dkms.conf, Kbuild, kmod/ and uapi/" \
+check "the DKMS source holds no more than dkms.conf, Kbuild, kmod/, include/ and uapi/" \
 	test "$(cd "$tmp/src/retire-$ver" && find . -mindepth 1 -maxdepth 1 | sort | tr '\n' ' ')" \
-	= "./Kbuild ./dkms.conf ./kmod ./uapi "
+	= "./Kbuild ./dkms.conf ./include ./kmod ./uapi "
 
 for series in ${RETIRE_DKMS_KERNELS:-6.1}; do
 	kver=$(stock_kver "$series") || {
@@ -83,6 +83,11 @@ for series in ${RETIRE_DKMS_KERNELS:-6.1}; do
 		grep -cxE 'char-major-10-243|devname:retire|net-pf-16-proto-16-family-retire')" = 3
 	check "  signed with the scratch key" \
 		test "$(modinfo -F signer "$ko" 2>/dev/null)" = "DKMS module signing key"
+	for m in retire_null retire_sim retire_edu; do
+		eko=$(find "$tmp/dkms/retire/$ver/$kver" -path "*/module/$m.ko*" | head -n1)
+		check "  and the engine $m.ko beside it, depending on retire" \
+			test -n "$eko" -a "$(modinfo -F depends "$eko" 2>/dev/null)" = retire
+	done
 	check "  dkms status says built" \
 		grep -q "^retire/$ver, $kver, [^:]*: built" \
 		<<<"$(dkms status "retire/$ver" -k "$kver" "${trees[@]}" 2>/dev/null)"

@@ -22,8 +22,10 @@
 #      root, which here is the initramfs's, not the host root this script
 #      runs in: a two-line /sbin/modprobe there execs the host's in this
 #      root, as a real machine's kernel finds it in place.
-#   4. Opening /dev/retire loads retire.ko; after rmmod, resolving the
-#      genetlink family "retire" loads it.
+#   4. Opening /dev/retire loads retire.ko and the default engine
+#      (retire_sim.ko, by request_module); after rmmod, resolving the
+#      genetlink family "retire" loads the core; the edu device's add
+#      event loads retire_edu.ko by its PCI modalias.
 #   5. A user in the group, without root: retirectl info loads the module
 #      and answers, group_test runs a request to retirement and is
 #      refused every CAP_SYS_ADMIN knob, the installed retirectl is
@@ -52,6 +54,18 @@ failed=0
 export SYSTEMD_IGNORE_CHROOT=1
 
 ok() { echo "ok   $*"; }
+# rmmod each of MODULES in turn, giving a context's reaper (which holds
+# the modules until it has freed the context) up to 5 s to let go
+unload() {
+	local m
+	for m in "$@"; do
+		for _ in $(seq 50); do
+			rmmod "$m" 2>/dev/null && break
+			sleep 0.1
+		done
+		[ ! -e "/sys/module/$m" ] || return 1
+	done
+}
 fail() {
 	echo "FAIL $*"
 	failed=$((failed + 1))
@@ -169,12 +183,24 @@ fi
 step "autoload"
 if sh -c ': </dev/retire'; then ok "root opens /dev/retire"; else fail "root opens /dev/retire"; fi
 check "  and that loaded retire.ko" loaded
+check "  and the context's default engine, retire_sim.ko (request_module retire-engine-sim)" \
+	test -e /sys/module/retire_sim
 grep -w retire /proc/misc | show
 udevadm settle -t 30
 perms=$(node | cut -d' ' -f5-)
 check "  the node keeps root:retire 0660 after udev's add event ($perms)" \
 	test "$perms" = "root:retire 660"
-rmmod retire || fail "rmmod retire"
+# the opened context is freed by the reaper: then only retire_sim holds it
+for _ in $(seq 50); do
+	[ "$(cat /sys/module/retire/refcnt)" = 1 ] && break
+	sleep 0.1
+done
+if rmmod retire 2>/dev/null; then
+	fail "rmmod retire is refused while an engine module uses it"
+else
+	ok "rmmod retire is refused while an engine module uses it"
+fi
+unload retire_sim retire || fail "rmmod retire_sim retire"
 check "rmmod: unloaded" unloaded
 check "  and the static node stays" static_node
 out=$(genl ctrl get name retire 2>&1)
@@ -182,6 +208,14 @@ check "genl ctrl get name retire resolves the family" test $? = 0
 grep -E 'Name:|^[[:space:]]ID:' <<<"$out" | show
 check "  and that loaded retire.ko" loaded
 rmmod retire || fail "rmmod retire"
+# the edu device's add event, as at boot: udev loads its driver by modalias
+udevadm trigger --action=add --subsystem-match=pci --attr-match=vendor=0x1234 \
+	--attr-match=device=0x11e8
+udevadm settle -t 30
+check "udev's add event for the edu device loads retire_edu.ko by its PCI modalias" \
+	test -e /sys/module/retire_edu
+check "  and retire.ko with it" loaded
+unload retire_edu retire || fail "rmmod retire_edu retire"
 
 # --- 5. a user in the group, and one outside it ----------------------------
 step "a member of the group, and nobody"
@@ -224,7 +258,7 @@ show <<<"$out" | head -n 3
 
 # --- 6. make uninstall -----------------------------------------------------
 step "make uninstall"
-rmmod retire || fail "rmmod retire"
+unload retire_sim retire || fail "rmmod retire_sim retire"
 check "retire.ko unloads" unloaded
 udevadm control --exit
 if make uninstall >"$logs/uninstall.log" 2>&1; then
@@ -234,8 +268,13 @@ else
 	tail -n 30 "$logs/uninstall.log" | show
 fi
 grep -E '^(uninstall:|depmod)' "$logs/uninstall.log" | show
-gone() { ! modinfo retire >/dev/null 2>&1; }
-check "modprobe no longer finds retire" gone
+gone() {
+	local m
+	for m in retire retire_null retire_sim retire_edu; do
+		! modinfo "$m" >/dev/null 2>&1 || return 1
+	done
+}
+check "modprobe no longer finds retire nor its engines" gone
 for f in modules.dep modules.alias modules.devname modules.symbols; do
 	check "$mods/$f is as it was before the install" \
 		cmp -s "$w/modules/lower/$f" "$mods/$f"

@@ -90,6 +90,23 @@ done
 check "  modules.devname names the node kmod static-nodes makes: retire c10:243" \
 	grep -qx 'retire retire c10:243' "$moddir/modules.devname"
 
+# the engines: each beside the core, depending on it alone, loaded by name
+# (request_module's retire-engine-<name>) or, for edu, by PCI modalias
+for m in retire_null:retire-engine-null retire_sim:retire-engine-sim \
+	retire_edu:pci:v00001234d000011E8sv00001AF4sd00001100bc00scFFi00; do
+	name=${m%%:*} alias=${m#*:}
+	eko=$(find "$moddir/updates" -name "$name.ko*" 2>/dev/null)
+	check "$name.ko is installed beside it (${eko#"$dest"})" \
+		test -n "$eko" -a "$(echo "$eko" | wc -l)" = 1
+	check "  it depends on retire alone (modinfo -F depends)" \
+		test "$(modinfo -F depends "$eko" 2>/dev/null)" = retire
+	check "  modprobe $name loads retire first" \
+		test "$(modprobe -d "$dest" -S "$kver" --show-depends "$name" 2>/dev/null)" \
+		= "insmod $ko "$'\n'"insmod $eko "
+	check "  the alias $alias resolves to $name" \
+		test "$(modprobe -d "$dest" -S "$kver" -R "$alias" 2>/dev/null)" = "$name"
+done
+
 # --- the udev rule -------------------------------------------------------
 rule=$root/lib/udev/rules.d/60-retire.rules
 check "lib/udev/rules.d/60-retire.rules, as in udev/" cmp -s udev/60-retire.rules "$rule"

@@ -59,7 +59,7 @@ done < <(for m in overlay fuse cuse loop tun uinput; do
 done | sort -u)
 depmod -b "$modroot" "$kver" || die "depmod -b $modroot $kver failed"
 
-scripts/vm-run.sh -k "$kernel" -t 600 -o "$out" -- \
+scripts/vm-run.sh -k "$kernel" -e -t 600 -o "$out" -- \
 	scripts/install-guest.sh "$stage" "$modroot" >"$out/vm-run.log" 2>&1
 rc=$?
 grep -E '^(ok|FAIL|#|install-guest:)' "$out/output" 2>/dev/null

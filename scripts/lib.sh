@@ -23,6 +23,43 @@ die() {
 	exit 1
 }
 
+# In a guest: load the core from DIR with PARAMS, then every engine module
+# built beside it and the sample engine (the core names none of them, so
+# nothing loads them for it: the default engine would be asked of
+# modprobe, which the guests' initramfs cannot answer).
+#   retire_modules_load DIR [PARAM=VALUE...]
+retire_modules_load() {
+	local dir=$1 m
+	shift
+	insmod "$dir/retire.ko" "$@" || return 1
+	# the sample engine is built in samples/, beside kmod/ (a planted
+	# build keeps it with the rest)
+	for m in "$dir"/retire_{sim,null,edu}.ko "$dir/retire_sample.ko" \
+		"$dir/../samples/retire_sample.ko"; do
+		[ -e "$m" ] || continue
+		[ ! -e "/sys/module/$(basename "$m" .ko)" ] || continue
+		if ! insmod "$m"; then
+			echo "insmod $m failed" >&2
+			retire_modules_unload
+			return 1
+		fi
+	done
+}
+
+# In a guest: unload every retire module, users before what they use;
+# true only if none is left loaded
+retire_modules_unload() {
+	local m ok=0
+	for m in retire_kunit retire_sample retire_edu retire_null retire_sim retire; do
+		[ -e "/sys/module/$m" ] || continue
+		rmmod "$m" || ok=1
+	done
+	for m in retire_sample retire_edu retire_null retire_sim retire; do
+		[ ! -e "/sys/module/$m" ] || ok=1
+	done
+	return $ok
+}
+
 # newest installed stock Debian kernel of a series: "6.1" or "6.12"
 stock_kver() {
 	local series=$1 v best=

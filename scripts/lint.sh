@@ -6,7 +6,8 @@
 # finding is printed, indented, above the result of the check that found
 # it; any finding fails its check.
 #
-#  - checkpatch: scripts/checkpatch.pl --strict on kmod/ and uapi/ (uapi
+#  - checkpatch: scripts/checkpatch.pl --strict on kmod/, include/,
+#    samples/ and uapi/ (uapi
 #    headers cannot use BIT_ULL(), (1ULL << n) stands there: --ignore
 #    BIT_MACRO for them)
 #  - sparse: C=2 (sparse on every file) and W=1 over the copy of the tree
@@ -14,7 +15,9 @@
 #    debug kernel (whose KUnit brings in the *_kunit.c suites): the tests'
 #    own build, checked without a second one. RETIRE_KERNELS picks the
 #    kernels (default all three)
-#  - kernel-doc: scripts/kernel-doc -none -Wall on kmod/ and uapi/linux/
+#  - kernel-doc: scripts/kernel-doc -none -Wall on kmod/, include/,
+#    samples/ and uapi/linux/
+#  - core: the core's sources name no engine (lint_core says what counts)
 #  - shellcheck: scripts/, selftests/ and .ci/run, following what they
 #    source
 #
@@ -22,7 +25,7 @@
 # on first use; the debug kernel too is built on first use and cached
 # (scripts/debug-kernel.sh).
 #
-#   lint.sh [checkpatch|sparse|kernel-doc|shellcheck]...   (default all)
+#   lint.sh [checkpatch|sparse|kernel-doc|core|shellcheck]...   (default all)
 #
 # One line per check, "PASS lint: ..." or "FAIL lint: ...", after a line
 # "time SECONDS lint: ..." with what it took; exits 1 if any failed.
@@ -41,10 +44,10 @@ src() {
 lint_checkpatch() {
 	local cp kmod uapi
 	cp=("$tree/scripts/checkpatch.pl" --no-tree --strict --terse --show-types)
-	mapfile -t kmod < <(src 'kmod/*.[ch]')
+	mapfile -t kmod < <(src 'kmod/*.[ch]' 'include/*.h' 'samples/*.c')
 	mapfile -t uapi < <(src 'uapi/*.h')
 	{
-		"${cp[@]}" -f "${kmod[@]}" kmod/Kbuild Kbuild
+		"${cp[@]}" -f "${kmod[@]}" kmod/Kbuild Kbuild samples/Kbuild
 		"${cp[@]}" --ignore BIT_MACRO -f "${uapi[@]}"
 	} 2>&1 | grep -vE '^total: [0-9]+ errors, [0-9]+ warnings, [0-9]+ checks, '
 	return 0
@@ -79,8 +82,21 @@ lint_sparse() {
 
 lint_kernel_doc() {
 	local files
-	mapfile -t files < <(src 'kmod/*.[ch]' 'uapi/linux/*.h')
+	mapfile -t files < <(src 'kmod/*.[ch]' 'uapi/linux/*.h' 'include/*.h' 'samples/*.c')
 	"$tree/scripts/kernel-doc" -none -Wall "${files[@]}" 2>&1
+}
+
+# the core's sources (kmod/ but the engines, their header and the KUnit
+# suites) name no engine: no engine's name, command, feature or knob. An
+# engine is a module that registers (include/linux/retire_engine.h); the
+# core only knows what that header says.
+lint_core() {
+	local files
+	mapfile -t files < <(src 'kmod/*.[ch]' |
+		grep -vE '^kmod/(engine_(sim|edu|null)\.[ch]|.*_kunit\.c|kunit_fixture\.[ch])$')
+	grep -nHiE '\b(sim|edu|null_blk)\b|_(sim|edu)_|\b(sim|edu)_|_(SIM|EDU)\b|"(sim|edu|null)"' \
+		"${files[@]}" | grep -v 'RETIRE_DEFAULT_ENGINE'
+	return 0
 }
 
 lint_shellcheck() {
@@ -114,11 +130,11 @@ check() {
 }
 
 tree=$(unpack_source) || die "no linux-source-6.12 tree (run scripts/deps.sh)"
-checks=${*:-checkpatch sparse kernel-doc shellcheck}
+checks=${*:-checkpatch sparse kernel-doc core shellcheck}
 for c in $checks; do
 	case $c in
 	checkpatch)
-		check "checkpatch.pl --strict on kmod/ and uapi/" lint_checkpatch
+		check "checkpatch.pl --strict on kmod/, include/, samples/ and uapi/" lint_checkpatch
 		;;
 	sparse)
 		for k in ${RETIRE_KERNELS:-debug 6.1 6.12}; do
@@ -128,12 +144,15 @@ for c in $checks; do
 		done
 		;;
 	kernel-doc)
-		check "kernel-doc -Wall on kmod/ and uapi/linux/" lint_kernel_doc
+		check "kernel-doc -Wall on kmod/, include/, samples/ and uapi/linux/" lint_kernel_doc
+		;;
+	core)
+		check "the core's sources name no engine" lint_core
 		;;
 	shellcheck)
 		check "shellcheck on scripts/, selftests/ and .ci/run" lint_shellcheck
 		;;
-	*) die "unknown check '$c' (checkpatch, sparse, kernel-doc, shellcheck)" ;;
+	*) die "unknown check '$c' (checkpatch, sparse, kernel-doc, core, shellcheck)" ;;
 	esac
 done
 echo "make lint: $nfailed of $nchecks checks failed"

@@ -9,8 +9,8 @@
 #   - "retire-plant: begin NAME" goes to the kernel log (the serial console
 #     keeps it even through a panic), so the host can tell which plant
 #     the kernel's reports that follow belong to;
-#   - MODDIR/retire.ko (the planted module) is loaded, RUN runs from the
-#     top of the tree under timeout BOUND, retire.ko is unloaded;
+#   - MODDIR's retire.ko and engines (the planted build) are loaded, RUN
+#     runs from the top of the tree under timeout BOUND, they are unloaded;
 #   - "retire-plant: end NAME" goes to the kernel log; OUT/NAME/ holds
 #     output, rc, unload (ok or failed) and secs.
 #
@@ -44,17 +44,17 @@ while read -r name bound moddir run; do
 	taint0=$(bad_taint)
 	t0=$(date +%s)
 	mark "begin $name"
-	if insmod "$moddir/retire.ko"; then
+	if retire_modules_load "$moddir"; then
 		# shellcheck disable=SC2086 # RUN is a command line
 		timeout -k 10 "$bound" $run >"$res/output" 2>&1 </dev/null
 		echo $? >"$res/rc"
-		if rmmod retire && [ ! -e /sys/module/retire ]; then
+		if retire_modules_unload; then
 			echo ok >"$res/unload"
 		else
 			echo failed >"$res/unload"
 		fi
 	else
-		echo "plant-guest: insmod $moddir/retire.ko failed" >"$res/output"
+		echo "plant-guest: loading the modules of $moddir failed" >"$res/output"
 		echo 1 >"$res/rc"
 		echo ok >"$res/unload"
 	fi

@@ -8,8 +8,9 @@
 #   vm-run.sh [-k KERNEL] [-m MODDIR] [-t SECONDS] [-o OUTDIR] [-e] [-L] -- CMD...
 #
 #   -k  debug | 6.1 | 6.12 (default 6.12)
-#   -m  a directory holding retire.ko for that kernel: loaded before CMD,
-#       unloaded after it; an unload failure fails the run
+#   -m  a directory holding retire.ko and its engine modules for that
+#       kernel: loaded before CMD, unloaded after it; an unload failure
+#       fails the run
 #   -t  wall-clock bound for the whole VM (default 600 s)
 #   -o  keep the run's files here (default: a temporary directory): output,
 #       rc, console.log (every kernel message), dmesg, kmemleak
@@ -146,6 +147,8 @@ printf '%q ' "$@" >"$outdir/cmd"
 cat >"$outdir/guest.sh" <<GUEST
 export PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin
 export HOME=/tmp LANG=C.UTF-8 RETIRE_IN_VM=1
+# where the loaded modules came from: module_test reloads them
+export RETIRE_MODDIR=$(printf %q "$moddir")
 O=/tmp/out
 kl=/sys/kernel/debug/kmemleak
 [ -n "$leakcheck" ] || kl=/nonexistent
@@ -154,9 +157,11 @@ grep -c '^processor' /proc/cpuinfo >\$O/cpus
 # forget what the kernel's own boot leaked: only what follows counts
 if [ -w \$kl ]; then echo scan >\$kl; echo clear >\$kl; fi
 cd $(printf %q "$RETIRE_TOP")
+# this is sh (the chroot's /bin/sh): the helpers are bash's
+mods() { bash -c '. scripts/lib.sh && "\$@"' mods "\$@"; }
 loaded=
 if [ -n $(printf %q "$moddir") ]; then
-	if insmod $(printf %q "$moddir")/retire.ko; then loaded=1; else echo 'vm-run: insmod retire.ko failed' >&2; fi
+	if mods retire_modules_load $(printf %q "$moddir"); then loaded=1; else echo 'vm-run: loading the retire modules failed' >&2; fi
 fi
 if [ -z $(printf %q "$moddir") ] || [ -n "\$loaded" ]; then
 	( . \$O/cmd ) >\$O/output 2>&1 </dev/null
@@ -165,8 +170,7 @@ else
 	echo 'insmod failed' >\$O/output; echo 1 >\$O/rc
 fi
 if [ -n "\$loaded" ]; then
-	rmmod retire_kunit 2>/dev/null
-	if rmmod retire && [ ! -e /sys/module/retire ]; then echo ok >\$O/unload; else echo failed >\$O/unload; fi
+	if mods retire_modules_unload; then echo ok >\$O/unload; else echo failed >\$O/unload; fi
 fi
 if [ -w \$kl ]; then
 	# kmemleak reports only objects older than 5 s; scan twice, as its

@@ -33,7 +33,7 @@
 
 #define EDU_MASK	((1ULL << 28) - 1)
 #define EDU_CHUNK	2048	/* the most one transfer moves */
-#define EDU_PARAM	"/sys/module/retire/parameters/edu_drop_irq"
+#define EDU_PARAM	"/sys/module/retire_edu/parameters/edu_drop_irq"
 
 /* wait (at most @ms) for an edu engine to be listed */
 static int edu_wait_engine(struct retire *r, struct retire_engine_info *out,

@@ -988,7 +988,7 @@ TEST_F(owner, exit6_closed_fd_reused_number_is_a_new_context)
 	long refcnt;
 
 	ASSERT_EQ(0, rt_set_latency(self->r, 0, 1000 * RT_MS));
-	refcnt = rt_read_long(RT_REFCNT_PATH);
+	refcnt = rt_module_users();
 	ASSERT_EQ(0, retire_open_device(&a, NULL, 0));
 	fda = retire_get_fd(a);
 	ASSERT_EQ(0, register_unmapped(a, LEN, &abuf));
@@ -998,7 +998,7 @@ TEST_F(owner, exit6_closed_fd_reused_number_is_a_new_context)
 	if (refcnt < 0)
 		TH_LOG("no " RT_REFCNT_PATH ": cannot check A pins the module");
 	else
-		EXPECT_LT(refcnt, rt_read_long(RT_REFCNT_PATH));
+		EXPECT_LT(refcnt, rt_module_users());
 
 	ASSERT_EQ(0, retire_open_device(&b, NULL, 0));
 	fdb = retire_get_fd(b);

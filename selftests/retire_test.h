@@ -46,6 +46,7 @@
 #define RT_NOBODY	65534	/* nobody's uid and gid */
 #define RT_SKIP_MSG	"/dev/retire is absent: is retire.ko loaded?"
 #define RT_REFCNT_PATH	"/sys/module/retire/refcnt"
+#define RT_HOLDERS_PATH	"/sys/module/retire/holders"
 
 /* ---- fixture prologue ---------------------------------------------------- */
 
@@ -870,8 +871,36 @@ static inline long rt_read_long(const char *path)
 }
 
 /*
- * The module's reference count once it is 0 (waiting at most @ms), or what
- * it last was; -1 when the kernel shows none (no CONFIG_MODULE_UNLOAD).
+ * The modules that use the core's symbols (the engines): each holds one
+ * reference to it for as long as it is loaded, whatever the contexts do.
+ */
+static inline long rt_module_holders(void)
+{
+	DIR *d = opendir(RT_HOLDERS_PATH);
+	struct dirent *de;
+	long n = 0;
+
+	if (!d)
+		return 0;
+	while ((de = readdir(d)))
+		if (de->d_name[0] != '.')
+			n++;
+	closedir(d);
+	return n;
+}
+
+/* the core's references other than its engine modules': contexts' */
+static inline long rt_module_users(void)
+{
+	long refcnt = rt_read_long(RT_REFCNT_PATH);
+
+	return refcnt < 0 ? refcnt : refcnt - rt_module_holders();
+}
+
+/*
+ * The core's references beyond its engine modules' once they are 0
+ * (waiting at most @ms), or what they last were; -1 when the kernel shows
+ * none (no CONFIG_MODULE_UNLOAD).
  */
 static inline long rt_module_refcnt(unsigned int ms)
 {
@@ -879,7 +908,7 @@ static inline long rt_module_refcnt(unsigned int ms)
 
 	if (rt_read_long(RT_REFCNT_PATH) < 0)
 		return -1;
-	RT_POLL_UNTIL((refcnt = rt_read_long(RT_REFCNT_PATH)) == 0, ms, 20);
+	RT_POLL_UNTIL((refcnt = rt_module_users()) == 0, ms, 20);
 	return refcnt;
 }
 
