@@ -34,6 +34,7 @@
 #include <kunit/visibility.h>
 #include <linux/retire.h>
 
+#include "buf.h"
 #include "cancel.h"
 #include "ctx.h"
 #include "history.h"
@@ -344,3 +345,80 @@ void retire_deadline_cache_exit(void)
 {
 	kmem_cache_destroy(retire_deadline_cache);
 }
+
+/**
+ * retire_req_quarantine_locked() - the device held it past the watchdog
+ * @ctx:	the context
+ * @req:	an ACTIVE request
+ *
+ * Termination cannot be proven: the outcome is unknown, the buffer is
+ * quarantined (never freed or reused, still owned) and admission stops for
+ * the whole context until the device's terminal event arrives after all,
+ * or an engine reset guarantees no further access.
+ */
+void retire_req_quarantine_locked(struct retire_ctx *ctx,
+				  struct retire_req *req)
+{
+	lockdep_assert_held(&ctx->lock);
+	if (req->quarantined || req->state != RETIRE_REQ_ACTIVE)
+		return;
+	req->quarantined = true;
+	req->buf->state = RETIRE_BUF_QUARANTINED;
+	ctx->quarantined++;
+	retire_stat_inc(&ctx->stats, RETIRE_ST_QUARANTINED);
+	retire_stat_inc(&ctx->stats, RETIRE_ST_QUARANTINED_NOW);
+	retire_ctx_health_locked(ctx);
+	retire_event_locked(ctx, RETIRE_EV_QUARANTINE, req->handle, 0, 0);
+	pr_warn_ratelimited("request %#llx quarantined: its device has held it past the watchdog\n",
+			    req->handle);
+	retire_req_queue_locked(ctx, req, RETIRE_PEND_QUARANTINE);
+}
+
+void retire_req_unquarantine_locked(struct retire_ctx *ctx,
+				    struct retire_req *req)
+{
+	lockdep_assert_held(&ctx->lock);
+	req->quarantined = false;
+	ctx->quarantined--;
+	retire_stat_add(&ctx->stats, RETIRE_ST_QUARANTINED_NOW, -1);
+	if (req->state == RETIRE_REQ_TERMINATED) {
+		req->buf->state = RETIRE_BUF_HELD;
+		retire_req_try_retire_locked(ctx, req);
+	}
+}
+
+/**
+ * retire_ctx_unquarantine() - an engine reset: nothing touches a buffer
+ * @ctx: a context
+ *
+ * Requests the reset ended left quarantine as their terminal event
+ * arrived; this releases those whose device had terminated on its own.
+ */
+void retire_ctx_unquarantine(struct retire_ctx *ctx)
+{
+	struct retire_req *req;
+	u32 idx, n;
+	bool more = true;
+
+	/*
+	 * RETIRE_CTX_BATCH slots to a hold of the lock, so the interrupts are
+	 * off for a bounded stretch however many slots there are; the mutex
+	 * keeps the table from growing (or being freed) meanwhile.
+	 */
+	mutex_lock(&ctx->mutex);
+	for (idx = 0; more && idx < ctx->reqs.nr; idx += RETIRE_CTX_BATCH) {
+		spin_lock_irq(&ctx->lock);
+		for (n = idx; n < ctx->reqs.nr && n < idx + RETIRE_CTX_BATCH;
+		     n++) {
+			req = retire_slot_get(&ctx->reqs, n);
+			if (req->slot.live && req->quarantined &&
+			    req->state == RETIRE_REQ_TERMINATED)
+				retire_req_unquarantine_locked(ctx, req);
+		}
+		more = ctx->quarantined;
+		spin_unlock_irq(&ctx->lock);
+		cond_resched();
+	}
+	mutex_unlock(&ctx->mutex);
+}
+EXPORT_SYMBOL_IF_KUNIT(retire_ctx_unquarantine);

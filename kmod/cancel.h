@@ -20,6 +20,11 @@ void retire_deadline_arm(struct retire_ctx *ctx, struct retire_req *req,
 void retire_deadline_disarm(struct retire_ctx *ctx, struct retire_req *req);
 ktime_t retire_deadline_expires(const struct retire_req *req);
 int retire_req_cancel(struct retire_ctx *ctx, u64 handle);
+void retire_req_quarantine_locked(struct retire_ctx *ctx,
+				  struct retire_req *req);
+void retire_req_unquarantine_locked(struct retire_ctx *ctx,
+				    struct retire_req *req);
+void retire_ctx_unquarantine(struct retire_ctx *ctx);
 int retire_deadline_cache_init(void);
 void retire_deadline_cache_exit(void);
 

@@ -23,6 +23,8 @@
 #include "ctx.h"
 #include "engine.h"
 #include "history.h"
+#include "op.h"
+#include "records.h"
 #include "req.h"
 #include "ring.h"
 #include "stats.h"
@@ -250,75 +252,6 @@ static long retire_ioctl_token(struct retire_ctx *ctx, unsigned int cmd,
 	return retire_arg_copy_out(uarg, cmd, &op, sizeof(op));
 }
 
-/*
- * Wait for records under RETIRE_IOC_REAP's rules. @deadline starts at 0
- * and is set at the first wait. Returns 0 to look again, 1 once the
- * deadline has passed (at once for a zero timeout), -EINTR on a signal.
- */
-static int retire_records_wait(struct retire_ctx *ctx, u32 flags,
-			       u64 timeout_ns, ktime_t *deadline)
-{
-	ktime_t now;
-	long left;
-
-	/*
-	 * A signal or the deadline ends the wait, not the records. The clock
-	 * is read only once a wait is needed; a timeout past what a ktime
-	 * holds waits as long as one can.
-	 */
-	if (flags & RETIRE_REAP_F_WAIT_FOREVER && !timeout_ns) {
-		left = wait_event_interruptible(ctx->waitq,
-						retire_records_ready(ctx));
-		return left ? -EINTR : 0;
-	}
-	/*
-	 * One clock read for the check and what is left: a deadline passing
-	 * between two reads would give a negative relative timeout, which
-	 * hrtimer saturates to KTIME_MAX, a wait that no timer ends.
-	 */
-	now = ktime_get();
-	if (!*deadline)
-		*deadline = ktime_add_safe(now, ns_to_ktime(min_t(u64, timeout_ns,
-								  KTIME_MAX)));
-	if (!ktime_before(now, *deadline))
-		return 1;
-	left = wait_event_interruptible_hrtimeout(ctx->waitq,
-						  retire_records_ready(ctx),
-						  ktime_sub(*deadline, now));
-	return left && left != -ETIME ? -EINTR : 0;
-}
-
-/*
- * Reap into @ucqes (@nr records) until @min_complete are there, @timeout_ns
- * passes or a signal arrives (RETIRE_IOC_REAP's rules); *@reaped counts
- * them. @locked: the caller holds ctx->mutex, and the first take happens
- * under it. Returns 0, or -EFAULT or -EINTR if nothing was reaped.
- */
-static int retire_reap_wait(struct retire_ctx *ctx,
-			    struct retire_cqe __user *ucqes, u32 nr,
-			    u32 min_complete, u64 timeout_ns, u32 flags,
-			    u32 *reaped, bool locked)
-{
-	ktime_t deadline = 0;
-	int n, ret;
-
-	for (;;) {
-		if (!locked)
-			mutex_lock(&ctx->mutex);
-		n = retire_records_take(ctx, ucqes + *reaped, nr - *reaped);
-		mutex_unlock(&ctx->mutex);
-		locked = false;
-		if (n < 0)
-			return *reaped ? 0 : n;
-		*reaped += n;
-		if (*reaped >= min_complete)
-			return 0;
-		ret = retire_records_wait(ctx, flags, timeout_ns, &deadline);
-		if (ret)
-			return ret < 0 && !*reaped ? ret : 0;
-	}
-}
-
 static long retire_ioctl_reap(struct retire_ctx *ctx, unsigned int cmd,
 			      void __user *uarg)
 {
@@ -335,113 +268,13 @@ static long retire_ioctl_reap(struct retire_ctx *ctx, unsigned int cmd,
 		return -EINVAL;
 
 	reap.reaped = 0;	/* output-only: a reap loop may reuse reap */
+	mutex_lock(&ctx->mutex);
 	ret = retire_reap_wait(ctx, u64_to_user_ptr(reap.cqes), reap.nr,
 			       reap.min_complete, reap.timeout_ns, reap.flags,
-			       &reap.reaped, false);
+			       &reap.reaped);
 	if (ret)
 		return ret;
 	return retire_arg_copy_out(uarg, cmd, &reap, sizeof(reap));
-}
-
-/* the fields of struct retire_op only SUBMIT may set */
-static bool retire_op_submit_fields_zero(const struct retire_op *op)
-{
-	return !op->flags && !op->user_data && !op->buf && !op->offset &&
-	       !op->len && !op->deadline_ns && !op->key && !op->dev_flags;
-}
-
-/* one operation of an ENTER batch, as its own ioctl would run it */
-static int retire_op_run(struct retire_ctx *ctx, struct retire_op *op,
-			 ktime_t now)
-{
-	struct retire_sqe sqe;
-	u64 token;
-	int ret;
-
-	lockdep_assert_held(&ctx->mutex);
-	if (op->pad)
-		return -EINVAL;
-	if (op->opcode == RETIRE_OP_SUBMIT) {
-		/* @handle is SUBMIT's output: ignored on input, 0 if refused */
-		op->handle = 0;
-		if (op->error)
-			return -EINVAL;
-		sqe = (struct retire_sqe) {
-			.user_data = op->user_data,
-			.buf = op->buf,
-			.offset = op->offset,
-			.len = op->len,
-			.deadline_ns = op->deadline_ns,
-			.key = op->key,
-			.dev_flags = op->dev_flags,
-			.flags = op->flags,
-		};
-		ret = retire_submit_one(ctx, &sqe, now);
-		if (!ret)
-			op->handle = sqe.handle;
-		return ret;
-	}
-	if (!retire_op_submit_fields_zero(op))
-		return -EINVAL;
-	if (op->opcode != RETIRE_OP_RETURN && op->error)
-		return -EINVAL;
-	switch (op->opcode) {
-	case RETIRE_OP_CANCEL:
-		return retire_req_cancel(ctx, op->handle);
-	case RETIRE_OP_RETIRE:
-		return retire_req_retire(ctx, op->handle);
-	case RETIRE_OP_BORROW:
-		ret = retire_token_borrow(ctx, op->handle, &token);
-		break;
-	case RETIRE_OP_RETURN:
-		if (op->error > 0 || op->error < -MAX_ERRNO)
-			return -EINVAL;
-		return retire_token_return(ctx, op->handle, op->error);
-	case RETIRE_OP_HANDOFF:
-		ret = retire_token_handoff(ctx, op->handle, &token);
-		break;
-	default:
-		return -EINVAL;
-	}
-	if (!ret)
-		op->handle = token;
-	return ret;
-}
-
-/*
- * RETIRE_IOC_ENTER with RETIRE_ENTER_F_RINGS: the operations queued in the
- * submission ring, then records into the completion ring until it holds
- * @e->min_complete (ring.c). Called with ctx->mutex held; drops it.
- */
-static int retire_enter_rings(struct retire_ctx *ctx, struct retire_enter *e)
-{
-	ktime_t deadline = 0;
-	u32 avail;
-	int n, ret;
-
-	ret = retire_ring_take_ops(ctx, e->nr_ops, &e->done, retire_op_run);
-	for (;;) {
-		if (ret)
-			break;
-		n = retire_ring_post(ctx, e->min_complete, &avail);
-		if (n < 0) {
-			ret = n;
-			break;
-		}
-		e->reaped += n;
-		if (avail >= e->min_complete)
-			break;
-		mutex_unlock(&ctx->mutex);
-		ret = retire_records_wait(ctx, e->flags, e->timeout_ns,
-					  &deadline);
-		if (ret)
-			/* the deadline is no failure, a signal only alone */
-			return ret < 0 && !e->done && !e->reaped ? ret : 0;
-		mutex_lock(&ctx->mutex);
-	}
-	mutex_unlock(&ctx->mutex);
-	/* a ring turned bad after operations ran is not the call's failure */
-	return e->done || e->reaped ? 0 : ret;
 }
 
 static long retire_ioctl_enter(struct retire_ctx *ctx, unsigned int cmd,
@@ -498,7 +331,7 @@ static long retire_ioctl_enter(struct retire_ctx *ctx, unsigned int cmd,
 		/* the first take still holds the mutex the operations held */
 		ret = retire_reap_wait(ctx, u64_to_user_ptr(e.cqes), e.nr_cqes,
 				       e.min_complete, e.timeout_ns, e.flags,
-				       &e.reaped, true);
+				       &e.reaped);
 		/* operations ran: a failed reap is not the call's failure */
 		if (ret == -EFAULT)
 			fault = ret;

@@ -22,6 +22,7 @@
 #include <linux/retire_netlink.h>
 #include <kunit/visibility.h>
 
+#include "admit.h"
 #include "buf.h"
 #include "cancel.h"
 #include "ctx.h"
@@ -30,6 +31,7 @@
 #include "history.h"
 #include "main.h"
 #include "netlink.h"
+#include "records.h"
 #include "req.h"
 #include "ring.h"
 #include "stats.h"

@@ -17,6 +17,7 @@
 #include <linux/retire_netlink.h>
 
 #include "main.h"
+#include "admit.h"
 #include "buf.h"
 #include "cancel.h"
 #include "chardev.h"
@@ -24,6 +25,7 @@
 #include "engine.h"
 #include "engine_sim.h"
 #include "netlink.h"
+#include "records.h"
 #include "req.h"
 #include "slot.h"
 #include "stats.h"

@@ -156,7 +156,6 @@ struct retire_req {
 	};
 };
 
-void retire_ctx_activate_work(struct work_struct *work);
 int retire_submit_one(struct retire_ctx *ctx, struct retire_sqe *sqe,
 		      ktime_t now);
 int retire_req_retire(struct retire_ctx *ctx, u64 handle);
@@ -169,21 +168,23 @@ void retire_req_terminate_locked(struct retire_ctx *ctx,
 				 const struct retire_engine_result *res);
 void retire_req_try_retire_locked(struct retire_ctx *ctx,
 				  struct retire_req *req);
-int retire_records_take(struct retire_ctx *ctx, struct retire_cqe __user *u,
-			unsigned int nr);
-int retire_records_take_kernel(struct retire_ctx *ctx, struct retire_cqe *k,
-			       unsigned int nr);
-u32 retire_records_post(struct retire_ctx *ctx, struct retire_cqe *cqes,
-			u32 mask, u32 *tail, u32 room);
-bool retire_records_ready(struct retire_ctx *ctx);
 u32 retire_req_cqe_flags(const struct retire_req *req);
-void retire_req_quarantine_locked(struct retire_ctx *ctx,
-				  struct retire_req *req);
-void retire_ctx_unquarantine(struct retire_ctx *ctx);
-void retire_ctx_limits_changed_locked(struct retire_ctx *ctx,
-				      const struct retire_limits *l);
+bool retire_req_may_retire(const struct retire_req *req);
+void retire_req_retire_locked(struct retire_ctx *ctx, struct retire_req *req,
+			      ktime_t now, bool record);
+
+/* the ready list threads through the requests by slot index */
+static inline u32 retire_req_idx(const struct retire_req *req)
+{
+	return retire_handle_slot(req->handle);
+}
+
+static inline struct retire_req *retire_req_at(struct retire_ctx *ctx, u32 idx)
+{
+	return retire_slot_get(&ctx->reqs, idx);
+}
+
 bool retire_req_publishable_locked(const struct retire_ctx *ctx,
 				   const struct retire_req *req);
-int retire_jobs_reserve(struct retire_ctx *ctx, u32 max_active, u32 extra);
 
 #endif /* _RETIRE_REQ_H */

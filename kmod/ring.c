@@ -39,6 +39,7 @@
 #include "buf.h"
 #include "compat.h"
 #include "ctx.h"
+#include "records.h"
 #include "req.h"
 #include "ring.h"
 
