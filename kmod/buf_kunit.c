@@ -173,8 +173,9 @@ static void retire_dirty_follows_partial_writes(struct kunit *test)
 		.flags = c->reset ? 0 : RETIRE_SIM_F_CANCEL_RUNNING,
 	};
 	struct retire_buf_reg reg = { .len = 4 * PAGE_SIZE };
-	struct retire_sqe sqe = { .len = 4 * PAGE_SIZE,
-				  .dev_flags = RETIRE_DEV_WRITE };
+	struct retire_op op = { .opcode = RETIRE_OP_SUBMIT,
+				.len = 4 * PAGE_SIZE,
+				.dev_flags = RETIRE_DEV_WRITE };
 	struct retire_cqe cqe[8];
 	struct retire_engine *sim;
 	struct retire_ctx *ctx;
@@ -189,9 +190,9 @@ static void retire_dirty_follows_partial_writes(struct kunit *test)
 	retire_engine_put(sim);
 	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, ctx);
 	KUNIT_ASSERT_EQ(test, retire_buf_register(ctx, &reg), 0);
-	sqe.buf = reg.handle;
+	op.buf = reg.handle;
 	mutex_lock(&ctx->mutex);
-	ret = retire_submit_one(ctx, &sqe, ktime_get());
+	ret = retire_submit_one(ctx, &op, ktime_get());
 	mutex_unlock(&ctx->mutex);
 	KUNIT_ASSERT_EQ(test, ret, 0);
 
@@ -200,7 +201,7 @@ static void retire_dirty_follows_partial_writes(struct kunit *test)
 	if (c->reset)
 		retire_sim_reset();
 	else
-		KUNIT_EXPECT_GE(test, retire_req_cancel(ctx, sqe.handle),
+		KUNIT_EXPECT_GE(test, retire_req_cancel(ctx, op.handle),
 				-EALREADY);
 	KUNIT_EXPECT_TRUE(test, retire_dirty_wait(ctx, c->reset ?
 						  RETIRE_ST_FAILED :

@@ -157,6 +157,36 @@ static int retire_handle_arg_in(struct retire_handle_arg *a,
 	return 0;
 }
 
+/*
+ * One entry of RETIRE_IOC_SUBMIT, as the SUBMIT operation it is. An entry
+ * has pad and reserved fields an operation has not: one that is not zero
+ * is refused in admission, as an unknown flag is (an attempt, counted in
+ * refused), which is what a malformed entry has always got.
+ */
+static int retire_sqe_run(struct retire_ctx *ctx, struct retire_sqe *sqe,
+			  ktime_t now)
+{
+	struct retire_op op = {
+		.opcode = RETIRE_OP_SUBMIT,
+		.flags = sqe->flags,
+		.user_data = sqe->user_data,
+		.buf = sqe->buf,
+		.offset = sqe->offset,
+		.len = sqe->len,
+		.deadline_ns = sqe->deadline_ns,
+		.key = sqe->key,
+		.dev_flags = sqe->dev_flags,
+	};
+	int ret;
+
+	static_assert(ARRAY_SIZE(sqe->reserved) == 2);
+	if (sqe->pad || sqe->reserved[0] || sqe->reserved[1])
+		op.flags |= RETIRE_SQE_F_MALFORMED;
+	ret = retire_op_run(ctx, &op, now);
+	sqe->handle = op.handle;
+	return ret;
+}
+
 static long retire_ioctl_submit(struct retire_ctx *ctx, unsigned int cmd,
 				void __user *uarg)
 {
@@ -197,7 +227,7 @@ static long retire_ioctl_submit(struct retire_ctx *ctx, unsigned int cmd,
 	now = ktime_get();
 	for (i = 0; i < sub.nr; i++) {
 		sqes[i].handle = 0;
-		sqes[i].result = retire_submit_one(ctx, &sqes[i], now);
+		sqes[i].result = retire_sqe_run(ctx, &sqes[i], now);
 		if (!sqes[i].result)
 			sub.submitted++;
 	}
@@ -216,45 +246,54 @@ static long retire_ioctl_submit(struct retire_ctx *ctx, unsigned int cmd,
 static long retire_ioctl_token(struct retire_ctx *ctx, unsigned int cmd,
 			       void __user *uarg)
 {
-	struct retire_token_op op;
+	static const u32 opcodes[] = {
+		[RETIRE_TOKEN_BORROW] = RETIRE_OP_BORROW,
+		[RETIRE_TOKEN_RETURN] = RETIRE_OP_RETURN,
+		[RETIRE_TOKEN_HANDOFF] = RETIRE_OP_HANDOFF,
+	};
+	struct retire_token_op t;
+	struct retire_op op;
 	int ret;
 
-	ret = retire_arg_copy_in(&op, sizeof(op), sizeof(op), cmd, uarg);
+	ret = retire_arg_copy_in(&t, sizeof(t), sizeof(t), cmd, uarg);
 	if (ret)
 		return ret;
-	if (op.flags || op.pad ||
-	    !retire_reserved_zero(op.reserved, sizeof(op.reserved)))
+	if (t.flags || t.pad ||
+	    !retire_reserved_zero(t.reserved, sizeof(t.reserved)) ||
+	    t.op >= ARRAY_SIZE(opcodes))
 		return -EINVAL;
-	op.token = 0;	/* output-only */
-	if (op.op != RETIRE_TOKEN_RETURN && op.error)
-		return -EINVAL;
-	if (op.error > 0 || op.error < -MAX_ERRNO)
-		return -EINVAL;
+	op = (struct retire_op) {
+		/* an unknown @t.op finds 0 here, which no operation has */
+		.opcode = opcodes[array_index_nospec(t.op, ARRAY_SIZE(opcodes))],
+		.handle = t.handle,
+		.error = t.error,
+	};
+	ret = retire_op_run_one(ctx, &op);
+	if (ret || op.opcode == RETIRE_OP_RETURN)
+		return ret;
+	t.token = op.handle;	/* output only */
+	return retire_arg_copy_out(uarg, cmd, &t, sizeof(t));
+}
 
-	switch (op.op) {
-	case RETIRE_TOKEN_BORROW:
-		mutex_lock(&ctx->mutex);
-		ret = retire_token_borrow(ctx, op.handle, &op.token);
-		mutex_unlock(&ctx->mutex);
-		break;
-	case RETIRE_TOKEN_RETURN:
-		return retire_token_return(ctx, op.handle, op.error);
-	case RETIRE_TOKEN_HANDOFF:
-		mutex_lock(&ctx->mutex);
-		ret = retire_token_handoff(ctx, op.handle, &op.token);
-		mutex_unlock(&ctx->mutex);
-		break;
-	default:
+/* the arguments of ENTER, or of REAP as an ENTER without operations */
+static int retire_enter_check(const struct retire_enter *e)
+{
+	static_assert(ARRAY_SIZE(e->reserved) == 2);
+	if (e->flags & ~RETIRE_ENTER_F_ALL ||
+	    e->reserved[0] || e->reserved[1] ||
+	    e->nr_ops > RETIRE_SUBMIT_MAX || e->nr_cqes > RETIRE_SUBMIT_MAX)
 		return -EINVAL;
-	}
-	if (ret)
-		return ret;
-	return retire_arg_copy_out(uarg, cmd, &op, sizeof(op));
+	if (e->flags & RETIRE_ENTER_F_RINGS)
+		return e->ops || e->cqes || e->nr_cqes ? -EINVAL : 0;
+	if ((!e->nr_ops && !e->nr_cqes) || e->min_complete > e->nr_cqes)
+		return -EINVAL;
+	return 0;
 }
 
 static long retire_ioctl_reap(struct retire_ctx *ctx, unsigned int cmd,
 			      void __user *uarg)
 {
+	struct retire_enter e;
 	struct retire_reap reap;
 	int ret;
 
@@ -262,18 +301,20 @@ static long retire_ioctl_reap(struct retire_ctx *ctx, unsigned int cmd,
 	if (ret)
 		return ret;
 	if (reap.flags & ~RETIRE_REAP_F_ALL ||
-	    !retire_reserved_zero(reap.reserved, sizeof(reap.reserved)) ||
-	    !reap.nr || reap.nr > RETIRE_SUBMIT_MAX ||
-	    reap.min_complete > reap.nr)
+	    !retire_reserved_zero(reap.reserved, sizeof(reap.reserved)))
 		return -EINVAL;
-
-	reap.reaped = 0;	/* output-only: a reap loop may reuse reap */
-	mutex_lock(&ctx->mutex);
-	ret = retire_reap_wait(ctx, u64_to_user_ptr(reap.cqes), reap.nr,
-			       reap.min_complete, reap.timeout_ns, reap.flags,
-			       &reap.reaped);
+	e = (struct retire_enter) {
+		.cqes = reap.cqes,
+		.nr_cqes = reap.nr,
+		.min_complete = reap.min_complete,
+		.flags = reap.flags,
+		.timeout_ns = reap.timeout_ns,
+	};
+	/* and so !nr, nr above RETIRE_SUBMIT_MAX, min_complete above nr */
+	ret = retire_enter_check(&e) ?: retire_enter_arrays(ctx, &e, NULL);
 	if (ret)
 		return ret;
+	reap.reaped = e.reaped;	/* output only: a reap loop may reuse reap */
 	return retire_arg_copy_out(uarg, cmd, &reap, sizeof(reap));
 }
 
@@ -284,30 +325,21 @@ static long retire_ioctl_enter(struct retire_ctx *ctx, unsigned int cmd,
 	struct retire_op *ops = NULL;
 	struct retire_enter e;
 	size_t size = 0;
-	unsigned int i;
-	int ret, fault = 0;
-	ktime_t now;
+	int ret;
 
 	ret = retire_arg_copy_in(&e, sizeof(e), sizeof(e), cmd, uarg);
 	if (ret)
 		return ret;
-	static_assert(ARRAY_SIZE(e.reserved) == 2);
-	if (e.flags & ~RETIRE_ENTER_F_ALL ||
-	    e.reserved[0] || e.reserved[1] ||
-	    e.nr_ops > RETIRE_SUBMIT_MAX || e.nr_cqes > RETIRE_SUBMIT_MAX)
-		return -EINVAL;
+	ret = retire_enter_check(&e);
+	if (ret)
+		return ret;
 	/* output-only: a loop may pass the same structure again */
 	e.done = 0;
 	e.reaped = 0;
 	if (e.flags & RETIRE_ENTER_F_RINGS) {
-		if (e.ops || e.cqes || e.nr_cqes)
-			return -EINVAL;
-		mutex_lock(&ctx->mutex);
 		ret = retire_enter_rings(ctx, &e);
 		return retire_arg_copy_out(uarg, cmd, &e, sizeof(e)) ?: ret;
 	}
-	if ((!e.nr_ops && !e.nr_cqes) || e.min_complete > e.nr_cqes)
-		return -EINVAL;
 
 	/* as RETIRE_IOC_SUBMIT: no fault under the mutex, results can go back */
 	uops = u64_to_user_ptr(e.ops);
@@ -321,32 +353,13 @@ static long retire_ioctl_enter(struct retire_ctx *ctx, unsigned int cmd,
 			return -EFAULT;
 		}
 	}
-
-	mutex_lock(&ctx->mutex);
-	now = e.nr_ops ? ktime_get() : 0;
-	for (i = 0; i < e.nr_ops; i++)
-		ops[i].result = retire_op_run(ctx, &ops[i], now);
-	e.done = e.nr_ops;
-	if (e.nr_cqes) {
-		/* the first take still holds the mutex the operations held */
-		ret = retire_reap_wait(ctx, u64_to_user_ptr(e.cqes), e.nr_cqes,
-				       e.min_complete, e.timeout_ns, e.flags,
-				       &e.reaped);
-		/* operations ran: a failed reap is not the call's failure */
-		if (ret == -EFAULT)
-			fault = ret;
-		else if (ret && !e.nr_ops)
-			fault = ret;
-	} else {
-		mutex_unlock(&ctx->mutex);
-	}
-
+	ret = retire_enter_arrays(ctx, &e, ops);
 	if (ops) {
 		if (copy_to_user(uops, ops, size))
-			fault = -EFAULT;
+			ret = -EFAULT;
 		kfree(ops);
 	}
-	return retire_arg_copy_out(uarg, cmd, &e, sizeof(e)) ?: fault;
+	return retire_arg_copy_out(uarg, cmd, &e, sizeof(e)) ?: ret;
 }
 
 static long retire_ioctl_engines(struct retire_ctx *ctx, unsigned int cmd,
@@ -548,6 +561,7 @@ static bool retire_cmd_is(unsigned int cmd, unsigned int want)
 static long retire_ioctl_handle(struct retire_ctx *ctx, unsigned int cmd,
 				void __user *uarg)
 {
+	struct retire_op op = { };
 	struct retire_handle_arg h;
 	long ret;
 
@@ -558,10 +572,14 @@ static long retire_ioctl_handle(struct retire_ctx *ctx, unsigned int cmd,
 	case _IOC_NR(RETIRE_IOC_BUF_UNREGISTER):
 		return retire_buf_unregister(ctx, h.handle);
 	case _IOC_NR(RETIRE_IOC_CANCEL):
-		return retire_req_cancel(ctx, h.handle);
+		op.opcode = RETIRE_OP_CANCEL;
+		break;
 	default:	/* RETIRE_IOC_RETIRE */
-		return retire_req_retire(ctx, h.handle);
+		op.opcode = RETIRE_OP_RETIRE;
+		break;
 	}
+	op.handle = h.handle;
+	return retire_op_run_one(ctx, &op);
 }
 
 /**

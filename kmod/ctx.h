@@ -34,9 +34,11 @@ struct retire_ring;
  *		The last put frees it from a work item.
  * @lock:	IRQ-safe: terminal events arrive from hrtimers and work items.
  *		Nothing sleeps or allocates under it.
- * @mutex:	serializes the owner's request commands, record delivery and
- *		the reaper; request and token chunks are allocated under it,
- *		outside @lock. User memory may be touched under it.
+ * @mutex:	serializes the owner's commands that may grow a table
+ *		(SUBMIT, BORROW, HANDOFF), record delivery and the reaper;
+ *		request and token chunks are allocated under it, outside
+ *		@lock. User memory may be touched under it, so CANCEL, RETIRE
+ *		and RETURN never take it (op.c).
  * @buf_mutex:	serializes buffer registration, unregistration and mmap();
  *		taken under mmap_lock, so never held around user copies.
  * @limits:	this context's bounds, never above the module caps.

@@ -135,19 +135,20 @@ static struct retire_ctx *retire_ctx_backlog(struct kunit *test, u32 active,
 	KUNIT_ASSERT_EQ(test, retire_ctx_set_limits(ctx, &l), 0);
 	for (i = 0; i < active + waiting; i++) {
 		struct retire_buf_reg reg = { .len = PAGE_SIZE };
-		struct retire_sqe sqe = {
+		struct retire_op op = {
+			.opcode = RETIRE_OP_SUBMIT,
 			.len = 64,
 			.dev_flags = RETIRE_DEV_WRITE,
 			.key = 7,
 		};
 
 		KUNIT_ASSERT_EQ(test, retire_buf_register(ctx, &reg), 0);
-		sqe.buf = reg.handle;
+		op.buf = reg.handle;
 		mutex_lock(&ctx->mutex);
-		KUNIT_ASSERT_EQ(test, retire_submit_one(ctx, &sqe, ktime_get()), 0);
+		KUNIT_ASSERT_EQ(test, retire_submit_one(ctx, &op, ktime_get()), 0);
 		mutex_unlock(&ctx->mutex);
 		if (i < active)
-			h[i] = sqe.handle;
+			h[i] = op.handle;
 	}
 	KUNIT_ASSERT_EQ(test, ctx->active, active);
 	KUNIT_ASSERT_EQ(test, ctx->waiting_nr, waiting);

@@ -65,7 +65,7 @@ static void retire_ordinal_counts_refused_attempts(struct kunit *test)
 {
 	struct retire_sim_config cfg = { .fail_submit_every = 3 };
 	struct retire_fix *f = test->priv;
-	struct retire_sqe bad = { .len = 0 };
+	struct retire_op bad = { .opcode = RETIRE_OP_SUBMIT, .len = 0 };
 	u64 b[2], h0, h;
 	int ret;
 

@@ -104,7 +104,8 @@ int retire_fix_init(struct kunit *test)
 u64 retire_fix_submit(struct kunit *test, u64 buf)
 {
 	struct retire_fix *f = test->priv;
-	struct retire_sqe sqe = {
+	struct retire_op op = {
+		.opcode = RETIRE_OP_SUBMIT,
 		.buf = buf,
 		.len = 512,
 		.dev_flags = RETIRE_DEV_WRITE,
@@ -113,10 +114,10 @@ u64 retire_fix_submit(struct kunit *test, u64 buf)
 	int ret;
 
 	mutex_lock(&f->ctx->mutex);
-	ret = retire_submit_one(f->ctx, &sqe, ktime_get());
+	ret = retire_submit_one(f->ctx, &op, ktime_get());
 	mutex_unlock(&f->ctx->mutex);
 	KUNIT_ASSERT_EQ(test, ret, 0);
-	return sqe.handle;
+	return op.handle;
 }
 
 void retire_fix_complete(struct retire_fix *f, u64 handle)
@@ -206,16 +207,17 @@ void retire_fix_add_bufs(struct kunit *test, u64 *bufs, unsigned int n)
 int retire_fix_try_submit(struct retire_fix *f, u64 buf, u64 len, u64 key,
 			  u64 *handle)
 {
-	struct retire_sqe sqe = {
+	struct retire_op op = {
+		.opcode = RETIRE_OP_SUBMIT,
 		.buf = buf, .len = len, .key = key,
 		.dev_flags = RETIRE_DEV_WRITE,
 	};
 	int ret;
 
 	mutex_lock(&f->ctx->mutex);
-	ret = retire_submit_one(f->ctx, &sqe, ktime_get());
+	ret = retire_submit_one(f->ctx, &op, ktime_get());
 	mutex_unlock(&f->ctx->mutex);
-	*handle = sqe.handle;
+	*handle = op.handle;
 	return ret;
 }
 

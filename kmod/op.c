@@ -24,67 +24,156 @@ static bool retire_op_submit_fields_zero(const struct retire_op *op)
 	       !op->len && !op->deadline_ns && !op->key && !op->dev_flags;
 }
 
-/* one operation of an ENTER batch, as its own ioctl would run it */
-int retire_op_run(struct retire_ctx *ctx, struct retire_op *op, ktime_t now)
+/*
+ * SUBMIT, BORROW and HANDOFF run under ctx->mutex: they may grow a table.
+ * CANCEL, RETIRE and RETURN take ctx->lock alone, so that a single one never
+ * waits behind a reader faulting in its records under the mutex.
+ */
+static bool retire_op_needs_mutex(u32 opcode)
 {
-	struct retire_sqe sqe;
-	u64 token;
-	int ret;
+	return opcode == RETIRE_OP_SUBMIT || opcode == RETIRE_OP_BORROW ||
+	       opcode == RETIRE_OP_HANDOFF;
+}
 
-	lockdep_assert_held(&ctx->mutex);
+/*
+ * The operation's shape: known opcode, @pad zero, @error only for RETURN,
+ * and the request's fields only for SUBMIT, which checks their values
+ * itself (after the injected failure's ordinal: an entry of the wrong
+ * shape is no attempt).
+ */
+static int retire_op_check(const struct retire_op *op)
+{
 	if (op->pad)
 		return -EINVAL;
-	if (op->opcode == RETIRE_OP_SUBMIT) {
-		/* @handle is SUBMIT's output: ignored on input, 0 if refused */
-		op->handle = 0;
-		if (op->error)
-			return -EINVAL;
-		sqe = (struct retire_sqe) {
-			.user_data = op->user_data,
-			.buf = op->buf,
-			.offset = op->offset,
-			.len = op->len,
-			.deadline_ns = op->deadline_ns,
-			.key = op->key,
-			.dev_flags = op->dev_flags,
-			.flags = op->flags,
-		};
-		ret = retire_submit_one(ctx, &sqe, now);
-		if (!ret)
-			op->handle = sqe.handle;
-		return ret;
-	}
-	if (!retire_op_submit_fields_zero(op))
-		return -EINVAL;
-	if (op->opcode != RETIRE_OP_RETURN && op->error)
-		return -EINVAL;
 	switch (op->opcode) {
-	case RETIRE_OP_CANCEL:
-		return retire_req_cancel(ctx, op->handle);
-	case RETIRE_OP_RETIRE:
-		return retire_req_retire(ctx, op->handle);
-	case RETIRE_OP_BORROW:
-		ret = retire_token_borrow(ctx, op->handle, &token);
-		break;
+	case RETIRE_OP_SUBMIT:
+		return op->error ? -EINVAL : 0;
 	case RETIRE_OP_RETURN:
 		if (op->error > 0 || op->error < -MAX_ERRNO)
 			return -EINVAL;
-		return retire_token_return(ctx, op->handle, op->error);
+		break;
+	case RETIRE_OP_CANCEL:
+	case RETIRE_OP_RETIRE:
+	case RETIRE_OP_BORROW:
 	case RETIRE_OP_HANDOFF:
-		ret = retire_token_handoff(ctx, op->handle, &token);
+		if (op->error)
+			return -EINVAL;
 		break;
 	default:
 		return -EINVAL;
 	}
+	return retire_op_submit_fields_zero(op) ? 0 : -EINVAL;
+}
+
+/**
+ * retire_op_run() - run one operation: the path of every request command
+ * @ctx:	the context; the caller holds ctx->mutex for SUBMIT, BORROW and
+ *		HANDOFF (ENTER holds it for its whole batch)
+ * @op:		the operation; @op->handle is set as its opcode says
+ * @now:	SUBMIT's admission time, one clock read for a batch
+ *
+ * ENTER's array and submission ring and the single-op ioctls (SUBMIT,
+ * CANCEL, RETIRE, TOKEN) all come here, so an operation is validated once,
+ * the same way whichever command carried it.
+ *
+ * Return: the operation's result, -EINVAL for one of the wrong shape.
+ */
+int retire_op_run(struct retire_ctx *ctx, struct retire_op *op, ktime_t now)
+{
+	u64 token;
+	int ret;
+
+	/* SUBMIT's @handle is output only: 0 unless admitted */
+	if (op->opcode == RETIRE_OP_SUBMIT)
+		op->handle = 0;
+	ret = retire_op_check(op);
+	if (ret)
+		return ret;
+	if (retire_op_needs_mutex(op->opcode))
+		lockdep_assert_held(&ctx->mutex);
+	switch (op->opcode) {
+	case RETIRE_OP_SUBMIT:
+		return retire_submit_one(ctx, op, now);
+	case RETIRE_OP_CANCEL:
+		return retire_req_cancel(ctx, op->handle);
+	case RETIRE_OP_RETIRE:
+		return retire_req_retire(ctx, op->handle);
+	case RETIRE_OP_RETURN:
+		return retire_token_return(ctx, op->handle, op->error);
+	case RETIRE_OP_BORROW:
+		ret = retire_token_borrow(ctx, op->handle, &token);
+		break;
+	default:	/* RETIRE_OP_HANDOFF, as retire_op_check() left it */
+		ret = retire_token_handoff(ctx, op->handle, &token);
+		break;
+	}
+	/* the new token's handle, in place of the one named; unchanged if not */
 	if (!ret)
 		op->handle = token;
 	return ret;
 }
 
+/**
+ * retire_op_run_one() - one operation for its own ioctl
+ * @ctx:	the context
+ * @op:		the operation
+ *
+ * Takes ctx->mutex for the operations that need it, none for the others.
+ *
+ * Return: as retire_op_run().
+ */
+int retire_op_run_one(struct retire_ctx *ctx, struct retire_op *op)
+{
+	int ret;
+
+	if (!retire_op_needs_mutex(op->opcode))
+		return retire_op_run(ctx, op, 0);
+	mutex_lock(&ctx->mutex);
+	ret = retire_op_run(ctx, op, ktime_get());
+	mutex_unlock(&ctx->mutex);
+	return ret;
+}
+
+/**
+ * retire_enter_arrays() - RETIRE_IOC_ENTER with arrays, and RETIRE_IOC_REAP
+ * @ctx:	the context
+ * @e:		the checked arguments; @e->done and @e->reaped are set
+ * @ops:	@e->nr_ops operations copied in; each one's result is set
+ *
+ * The operations run under one hold of ctx->mutex and one clock read, and
+ * the first take of records under the same hold. REAP is this call with no
+ * operations.
+ *
+ * Return: 0; without operations, the reap's -EFAULT or -EINTR; with them,
+ * -EFAULT only: the operations ran, a wait cut short is no failure.
+ */
+int retire_enter_arrays(struct retire_ctx *ctx, struct retire_enter *e,
+			struct retire_op *ops)
+{
+	struct retire_cqe __user *ucqes = u64_to_user_ptr(e->cqes);
+	ktime_t now;
+	int n = 0;
+	u32 i;
+
+	mutex_lock(&ctx->mutex);
+	now = e->nr_ops ? ktime_get() : 0;
+	for (i = 0; i < e->nr_ops; i++)
+		ops[i].result = retire_op_run(ctx, &ops[i], now);
+	e->done = e->nr_ops;
+	if (e->nr_cqes)
+		n = retire_records_take(ctx, ucqes, e->nr_cqes);
+	mutex_unlock(&ctx->mutex);
+	if (!e->nr_cqes)
+		return 0;
+	n = retire_reap_wait(ctx, ucqes, e->nr_cqes, e->min_complete,
+			     e->timeout_ns, e->flags, n, &e->reaped);
+	return n == -EFAULT || !e->nr_ops ? n : 0;
+}
+
 /*
  * RETIRE_IOC_ENTER with RETIRE_ENTER_F_RINGS: the operations queued in the
  * submission ring, then records into the completion ring until it holds
- * @e->min_complete (ring.c). Called with ctx->mutex held; drops it.
+ * @e->min_complete (ring.c).
  */
 int retire_enter_rings(struct retire_ctx *ctx, struct retire_enter *e)
 {
@@ -92,6 +181,7 @@ int retire_enter_rings(struct retire_ctx *ctx, struct retire_enter *e)
 	u32 avail;
 	int n, ret;
 
+	mutex_lock(&ctx->mutex);
 	ret = retire_ring_take_ops(ctx, e->nr_ops, &e->done, retire_op_run);
 	for (;;) {
 		if (ret)

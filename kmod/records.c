@@ -403,21 +403,19 @@ int retire_records_wait(struct retire_ctx *ctx, u32 flags, u64 timeout_ns,
 /*
  * Reap into @ucqes (@nr records) until @min_complete are there, @timeout_ns
  * passes or a signal arrives (RETIRE_IOC_REAP's rules); *@reaped counts
- * them. Called with ctx->mutex held, which it drops: the first take runs
- * under the caller's hold (ENTER's operations ran under it), the wait
- * without it. Returns 0, or -EFAULT or -EINTR if nothing was reaped.
+ * them. @n is the first take's result (records, or -EFAULT), which the
+ * caller made under the hold of ctx->mutex its operations ran under; each
+ * later take holds the mutex again, the wait does not. Returns 0, or
+ * -EFAULT or -EINTR if nothing was reaped.
  */
 int retire_reap_wait(struct retire_ctx *ctx, struct retire_cqe __user *ucqes,
 		     u32 nr, u32 min_complete, u64 timeout_ns, u32 flags,
-		     u32 *reaped)
+		     int n, u32 *reaped)
 {
 	ktime_t deadline = 0;
-	int n, ret;
+	int ret;
 
-	lockdep_assert_held(&ctx->mutex);
 	for (;;) {
-		n = retire_records_take(ctx, ucqes + *reaped, nr - *reaped);
-		mutex_unlock(&ctx->mutex);
 		if (n < 0)
 			return *reaped ? 0 : n;
 		*reaped += n;
@@ -427,5 +425,7 @@ int retire_reap_wait(struct retire_ctx *ctx, struct retire_cqe __user *ucqes,
 		if (ret)
 			return ret < 0 && !*reaped ? ret : 0;
 		mutex_lock(&ctx->mutex);
+		n = retire_records_take(ctx, ucqes + *reaped, nr - *reaped);
+		mutex_unlock(&ctx->mutex);
 	}
 }

@@ -19,6 +19,6 @@ int retire_records_wait(struct retire_ctx *ctx, u32 flags, u64 timeout_ns,
 			ktime_t *deadline);
 int retire_reap_wait(struct retire_ctx *ctx, struct retire_cqe __user *ucqes,
 		     u32 nr, u32 min_complete, u64 timeout_ns, u32 flags,
-		     u32 *reaped);
+		     int n, u32 *reaped);
 
 #endif /* _RETIRE_RECORDS_H */

@@ -216,21 +216,20 @@ void retire_req_try_retire_locked(struct retire_ctx *ctx,
 }
 EXPORT_SYMBOL_IF_KUNIT(retire_req_try_retire_locked);
 
-static int retire_sqe_check(const struct retire_sqe *sqe)
+/* the request's fields; retire_op_run() checked the operation's */
+static int retire_submit_check(const struct retire_op *op)
 {
-	static_assert(ARRAY_SIZE(sqe->reserved) == 2);
-	if (sqe->flags & ~RETIRE_SQE_F_ALL || sqe->pad ||
-	    sqe->reserved[0] || sqe->reserved[1])
+	if (op->flags & ~RETIRE_SQE_F_ALL)
 		return -EINVAL;
-	if (!sqe->dev_flags || sqe->dev_flags & ~RETIRE_DEV_ALL)
+	if (!op->dev_flags || op->dev_flags & ~RETIRE_DEV_ALL)
 		return -EINVAL;
-	if (sqe->flags & RETIRE_SQE_F_ONE_RECORD &&
-	    !(sqe->flags & RETIRE_SQE_F_AUTO_RETIRE))
+	if (op->flags & RETIRE_SQE_F_ONE_RECORD &&
+	    !(op->flags & RETIRE_SQE_F_AUTO_RETIRE))
 		return -EINVAL;
-	if (!sqe->len)
+	if (!op->len)
 		return -EINVAL;
 	/* a ktime is signed: 2^63 ns and more would be in the past */
-	if (sqe->deadline_ns > KTIME_MAX)
+	if (op->deadline_ns > KTIME_MAX)
 		return -EINVAL;
 	return 0;
 }
@@ -249,7 +248,8 @@ static int retire_refuse_locked(struct retire_ctx *ctx, int err,
 /**
  * retire_submit_one() - admit one request, or refuse it changing nothing
  * @ctx:	the context; the caller holds ctx->mutex
- * @sqe:	the request; @sqe->handle is set when admitted
+ * @op:		a RETIRE_OP_SUBMIT operation; @op->handle is set when
+ *		admitted
  * @now:	its admission time: one clock read serves a whole batch, all
  *		of it handed over at once
  *
@@ -263,7 +263,7 @@ static int retire_refuse_locked(struct retire_ctx *ctx, int err,
  *
  * Return: 0 when admitted, else the errno of the bound that refused.
  */
-int retire_submit_one(struct retire_ctx *ctx, struct retire_sqe *sqe,
+int retire_submit_one(struct retire_ctx *ctx, struct retire_op *op,
 		      ktime_t now)
 {
 	struct retire_deadline *dl = NULL;
@@ -282,9 +282,9 @@ int retire_submit_one(struct retire_ctx *ctx, struct retire_sqe *sqe,
 		spin_unlock_irq(&ctx->lock);
 		return ret;
 	}
-	ret = retire_sqe_check(sqe);
+	ret = retire_submit_check(op);
 	if (!ret)
-		ret = retire_deadline_new(sqe->deadline_ns, &dl);
+		ret = retire_deadline_new(op->deadline_ns, &dl);
 
 	spin_lock_irq(&ctx->lock);
 	if (ctx->quarantined) {
@@ -315,13 +315,13 @@ int retire_submit_one(struct retire_ctx *ctx, struct retire_sqe *sqe,
 		ret = retire_refuse_locked(ctx, ret, RETIRE_ST_REFUSED);
 		goto out_unlock;
 	}
-	buf = retire_ctx_lookup_locked(ctx, &ctx->bufs, sqe->buf,
+	buf = retire_ctx_lookup_locked(ctx, &ctx->bufs, op->buf,
 				       RETIRE_ST_STALE_USER);
 	if (!buf) {
 		ret = retire_refuse_locked(ctx, -ENOENT, RETIRE_ST_REFUSED);
 		goto out_unlock;
 	}
-	if (check_add_overflow(sqe->offset, sqe->len, &end) ||
+	if (check_add_overflow(op->offset, op->len, &end) ||
 	    end > buf->len) {
 		ret = retire_refuse_locked(ctx, -EINVAL, RETIRE_ST_REFUSED);
 		goto out_unlock;
@@ -335,12 +335,12 @@ int retire_submit_one(struct retire_ctx *ctx, struct retire_sqe *sqe,
 					   RETIRE_ST_REFUSED_UNRETIRED);
 		goto out_unlock;
 	}
-	if (ctx->reserved_bytes + sqe->len > ctx->limits.max_reserved_bytes) {
+	if (ctx->reserved_bytes + op->len > ctx->limits.max_reserved_bytes) {
 		ret = retire_refuse_locked(ctx, -EDQUOT,
 					   RETIRE_ST_REFUSED_RESERVED);
 		goto out_unlock;
 	}
-	activate = retire_may_activate_locked(ctx, sqe->key);
+	activate = retire_may_activate_locked(ctx, op->key);
 	if (!activate && ctx->waiting_nr >= ctx->limits.max_waiting) {
 		ret = retire_refuse_locked(ctx, -ENOBUFS,
 					   RETIRE_ST_REFUSED_WAITING);
@@ -354,29 +354,29 @@ int retire_submit_one(struct retire_ctx *ctx, struct retire_sqe *sqe,
 
 	/* nothing of the previous incarnation: see struct retire_req */
 	memset(&req->admission, 0, sizeof(req->admission));
-	req->dev_flags = sqe->dev_flags;
-	req->auto_retire = !!(sqe->flags & RETIRE_SQE_F_AUTO_RETIRE);
-	req->one_record = !!(sqe->flags & RETIRE_SQE_F_ONE_RECORD);
+	req->dev_flags = op->dev_flags;
+	req->auto_retire = !!(op->flags & RETIRE_SQE_F_AUTO_RETIRE);
+	req->one_record = !!(op->flags & RETIRE_SQE_F_ONE_RECORD);
 	req->handle = handle;
-	req->user_data = sqe->user_data;
-	req->key = sqe->key;
-	req->offset = sqe->offset;
-	req->len = sqe->len;
+	req->user_data = op->user_data;
+	req->key = op->key;
+	req->offset = op->offset;
+	req->len = op->len;
 	req->buf = buf;
 	req->intent = ctx->intent;
 	req->t_admit = now;
 	retire_buf_pool_take_locked(ctx, buf, RETIRE_BUF_ATTACHED);
 	ctx->unretired++;
-	ctx->reserved_bytes += sqe->len;
+	ctx->reserved_bytes += op->len;
 	retire_stat_inc(&ctx->stats, RETIRE_ST_ADMITTED);
 	retire_stat_inc(&ctx->stats, RETIRE_ST_PHYSICAL);
 	retire_stat_inc(&ctx->stats, RETIRE_ST_LOGICAL);
 	retire_stat_inc(&ctx->stats, RETIRE_ST_DEVICE);
-	retire_stat_owned(&ctx->stats, sqe->len);
-	retire_event_at_locked(ctx, RETIRE_EV_SUBMIT, handle, sqe->dev_flags,
-			       sqe->len, now);
+	retire_stat_owned(&ctx->stats, op->len);
+	retire_event_at_locked(ctx, RETIRE_EV_SUBMIT, handle, op->dev_flags,
+			       op->len, now);
 
-	retire_deadline_arm(ctx, req, dl, sqe->deadline_ns);
+	retire_deadline_arm(ctx, req, dl, op->deadline_ns);
 	dl = NULL;
 	if (activate) {
 		retire_req_activate_locked(ctx, req, req->t_admit);
@@ -389,7 +389,7 @@ int retire_submit_one(struct retire_ctx *ctx, struct retire_sqe *sqe,
 	}
 	spin_unlock_irq(&ctx->lock);
 
-	sqe->handle = handle;
+	op->handle = handle;
 	return 0;
 
 out_unlock:

@@ -11,7 +11,7 @@
 
 struct retire_ctx;
 struct retire_buf;
-struct retire_sqe;
+struct retire_op;
 struct retire_cqe;
 struct retire_engine_result;
 struct retire_limits;
@@ -156,7 +156,14 @@ struct retire_req {
 	};
 };
 
-int retire_submit_one(struct retire_ctx *ctx, struct retire_sqe *sqe,
+/*
+ * Not an ABI flag: RETIRE_IOC_SUBMIT marks an entry whose own pad or
+ * reserved field is not zero, so that admission refuses it (-EINVAL).
+ */
+#define RETIRE_SQE_F_MALFORMED	BIT(31)
+static_assert(!(RETIRE_SQE_F_ALL & RETIRE_SQE_F_MALFORMED));
+
+int retire_submit_one(struct retire_ctx *ctx, struct retire_op *op,
 		      ktime_t now);
 int retire_req_retire(struct retire_ctx *ctx, u64 handle);
 void retire_req_queue_locked(struct retire_ctx *ctx, struct retire_req *req,

@@ -824,7 +824,8 @@ static void retire_quarantine_counts_from_the_devices_begin(struct kunit *test)
 {
 	struct retire_engine_result reset = { .error = -ECANCELED, .reset = true };
 	struct retire_buf_reg reg = { .len = PAGE_SIZE };
-	struct retire_sqe sqe = { .len = 64, .dev_flags = RETIRE_DEV_WRITE };
+	struct retire_op op = { .opcode = RETIRE_OP_SUBMIT, .len = 64,
+				.dev_flags = RETIRE_DEV_WRITE };
 	struct retire_limits l;
 	struct retire_ctx *ctx;
 	struct retire_req *req;
@@ -835,21 +836,21 @@ static void retire_quarantine_counts_from_the_devices_begin(struct kunit *test)
 	l.watchdog_ns = 5 * NSEC_PER_MSEC;
 	KUNIT_ASSERT_EQ(test, retire_ctx_set_limits(ctx, &l), 0);
 	KUNIT_ASSERT_EQ(test, retire_buf_register(ctx, &reg), 0);
-	sqe.buf = reg.handle;
+	op.buf = reg.handle;
 	mutex_lock(&ctx->mutex);
-	KUNIT_ASSERT_EQ(test, retire_submit_one(ctx, &sqe, ktime_get()), 0);
+	KUNIT_ASSERT_EQ(test, retire_submit_one(ctx, &op, ktime_get()), 0);
 	mutex_unlock(&ctx->mutex);
-	req = retire_slot_get(&ctx->reqs, retire_handle_slot(sqe.handle));
+	req = retire_slot_get(&ctx->reqs, retire_handle_slot(op.handle));
 	KUNIT_EXPECT_EQ(test, req->state, RETIRE_REQ_ACTIVE);
 	/* ten watchdogs in the device's queue: not its time yet */
 	msleep(50);
 	KUNIT_EXPECT_FALSE(test, req->quarantined);
 	KUNIT_EXPECT_EQ(test, ctx->quarantined, 0U);
 	/* the device begins it: from here its silence counts */
-	retire_engine_begin(ctx, sqe.handle);
+	retire_engine_begin(ctx, op.handle);
 	msleep(50);
 	KUNIT_EXPECT_TRUE(test, req->quarantined);
-	retire_engine_complete(ctx, sqe.handle, &reset);
+	retire_engine_complete(ctx, op.handle, &reset);
 	KUNIT_EXPECT_FALSE(test, req->quarantined);
 	retire_ctx_release(ctx);
 }

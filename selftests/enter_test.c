@@ -325,6 +325,170 @@ TEST_F(en, bad_batches_and_operations_refused_changing_nothing)
 }
 
 /*
+ * @op sent as its own ioctl, as libretire 1.0 would: SUBMIT as a batch of
+ * one, CANCEL and RETIRE with the handle, the token operations through
+ * RETIRE_IOC_TOKEN (an opcode it has no name for as op 0). Returns the
+ * entry's result, or the ioctl's errno.
+ */
+static int en_single(int fd, const struct retire_op *op)
+{
+	struct retire_handle_arg h = { .handle = op->handle };
+	struct retire_token_op t = { .handle = op->handle,
+				     .error = op->error };
+	struct retire_submit sub = { .nr = 1 };
+	struct retire_sqe sqe = {
+		.user_data = op->user_data, .buf = op->buf,
+		.offset = op->offset, .len = op->len,
+		.deadline_ns = op->deadline_ns, .key = op->key,
+		.dev_flags = op->dev_flags, .flags = op->flags,
+	};
+	int ret;
+
+	switch (op->opcode) {
+	case RETIRE_OP_SUBMIT:
+		sub.sqes = (__u64)(uintptr_t)&sqe;
+		ret = rt_ioctl(fd, RETIRE_IOC_SUBMIT, &sub);
+		return ret ?: sqe.result;
+	case RETIRE_OP_CANCEL:
+		return rt_ioctl(fd, RETIRE_IOC_CANCEL, &h);
+	case RETIRE_OP_RETIRE:
+		return rt_ioctl(fd, RETIRE_IOC_RETIRE, &h);
+	case RETIRE_OP_BORROW:
+		t.op = RETIRE_TOKEN_BORROW;
+		break;
+	case RETIRE_OP_RETURN:
+		t.op = RETIRE_TOKEN_RETURN;
+		break;
+	case RETIRE_OP_HANDOFF:
+		t.op = RETIRE_TOKEN_HANDOFF;
+		break;
+	default:
+		t.op = 0;
+		break;
+	}
+	return rt_ioctl(fd, RETIRE_IOC_TOKEN, &t);
+}
+
+/* @b - @a, field by field, into @d */
+static void en_stats_delta(const struct retire_stats *a,
+			   const struct retire_stats *b,
+			   struct retire_stats *d)
+{
+	unsigned int i;
+
+	memset(d, 0, sizeof(*d));
+	for (i = 0; i < sizeof(rt_stat_fields) / sizeof(rt_stat_fields[0]);
+	     i++)
+		*(__u64 *)((char *)d + rt_stat_fields[i].off) =
+			rt_stat_get(b, rt_stat_fields[i].off) -
+			rt_stat_get(a, rt_stat_fields[i].off);
+}
+
+/*
+ * The single-op ioctls and ENTER's operations are one path: the same
+ * malformed or stale operation gets the same errno either way, and moves
+ * the same counters (stale handles, refusals) by the same amounts. REAP is
+ * an ENTER without operations: the same bad arguments, the same answers.
+ */
+TEST_F(en, single_op_ioctls_and_enter_operations_answer_alike)
+{
+	static const __u64 stale = 0xdead;
+	struct retire_stats s0, s1, s2, d1, d2;
+	struct retire_op ops[24], one;
+	struct retire_reap reap;
+	struct retire_cqe cqes[4];
+	struct retire_enter e;
+	int fd = retire_get_fd(self->r), want[24], got;
+	unsigned int n = 0, i;
+	const char *diff;
+
+	ASSERT_EQ(0, rt_set_latency(self->r, 0, 0));
+#define EN_SUBMIT(field, value, err) do {				\
+		retire_prep_submit(&ops[n], self->buf[0], 0, 128,	\
+				   RETIRE_DEV_READ, n);			\
+		ops[n].field = value;					\
+		want[n++] = err;					\
+	} while (0)
+	EN_SUBMIT(len, 0, -EINVAL);
+	EN_SUBMIT(dev_flags, 0, -EINVAL);
+	EN_SUBMIT(dev_flags, RETIRE_DEV_ALL + 1, -EINVAL);
+	EN_SUBMIT(flags, RETIRE_SQE_F_ONE_RECORD, -EINVAL);
+	EN_SUBMIT(flags, RETIRE_SQE_F_ALL + 1, -EINVAL);
+	EN_SUBMIT(deadline_ns, 1ULL << 63, -EINVAL);
+	EN_SUBMIT(buf, stale, -ENOENT);
+	EN_SUBMIT(offset, RT_PAGE, -EINVAL);
+#undef EN_SUBMIT
+#define EN_OP(opcode, handle, err, e) do {				\
+		retire_prep_op(&ops[n], opcode, handle);		\
+		ops[n].error = e;					\
+		want[n++] = err;					\
+	} while (0)
+	EN_OP(RETIRE_OP_CANCEL, stale, -ENOENT, 0);
+	EN_OP(RETIRE_OP_RETIRE, stale, -ENOENT, 0);
+	EN_OP(RETIRE_OP_BORROW, stale, -ENOENT, 0);
+	EN_OP(RETIRE_OP_BORROW, stale, -EINVAL, -EIO);
+	EN_OP(RETIRE_OP_HANDOFF, stale, -EINVAL, -EIO);
+	EN_OP(RETIRE_OP_HANDOFF, stale, -ENOENT, 0);
+	EN_OP(RETIRE_OP_RETURN, stale, -ENOENT, -EIO);
+	EN_OP(RETIRE_OP_RETURN, stale, -EINVAL, 1);
+	EN_OP(RETIRE_OP_RETURN, stale, -EINVAL, -4096);
+	EN_OP(0, stale, -EINVAL, 0);
+#undef EN_OP
+	ASSERT_GE(ARRAY_SIZE(ops), n);
+
+	/* each as its own ioctl */
+	ASSERT_EQ(0, rt_stats(self->r, &s0));
+	for (i = 0; i < n; i++) {
+		one = ops[i];
+		EXPECT_EQ(want[i], en_single(fd, &one)) TH_LOG("case %u", i);
+	}
+	ASSERT_EQ(0, rt_stats(self->r, &s1));
+
+	/* then all of them in one ENTER */
+	memset(&e, 0, sizeof(e));
+	e.ops = (__u64)(uintptr_t)ops;
+	e.nr_ops = n;
+	ASSERT_EQ(0, en_raw(fd, &e));
+	EXPECT_EQ(n, e.done);
+	for (i = 0; i < n; i++) {
+		EXPECT_EQ(want[i], ops[i].result) TH_LOG("case %u", i);
+		/* refused: a SUBMIT's handle is 0, another's is unchanged */
+		EXPECT_EQ(ops[i].opcode == RETIRE_OP_SUBMIT ? 0 : stale,
+			  ops[i].handle) TH_LOG("case %u", i);
+	}
+	ASSERT_EQ(0, rt_stats(self->r, &s2));
+	en_stats_delta(&s0, &s1, &d1);
+	en_stats_delta(&s1, &s2, &d2);
+	diff = rt_stats_diff(&d1, &d2, NULL);
+	EXPECT_EQ(NULL, diff) TH_LOG("%s moved differently", diff);
+	EXPECT_EQ(0, d1.admitted);
+	EXPECT_LT(0, d1.stale_user + d1.stale_token + d1.stale_cancel);
+
+	/* REAP and an ENTER without operations */
+	for (i = 0; i < 4; i++) {
+		memset(&reap, 0, sizeof(reap));
+		reap.cqes = (__u64)(uintptr_t)cqes;
+		reap.nr = 4;
+		reap.timeout_ns = RT_MS;
+		switch (i) {
+		case 0: reap.nr = 0; break;
+		case 1: reap.nr = RETIRE_SUBMIT_MAX + 1; break;
+		case 2: reap.min_complete = 5; break;
+		case 3: reap.min_complete = 1; break;	/* nothing comes */
+		}
+		memset(&e, 0, sizeof(e));
+		e.cqes = reap.cqes;
+		e.nr_cqes = reap.nr;
+		e.min_complete = reap.min_complete;
+		e.timeout_ns = reap.timeout_ns;
+		got = rt_ioctl(fd, RETIRE_IOC_REAP, &reap);
+		EXPECT_EQ(i < 3 ? -EINVAL : 0, got) TH_LOG("reap case %u", i);
+		EXPECT_EQ(got, en_raw(fd, &e)) TH_LOG("reap case %u", i);
+		EXPECT_EQ(0, e.reaped);
+	}
+}
+
+/*
  * A child submits batches on the timer engine (with a latency) and dies
  * by SIGKILL at a random point, its records unread: the module's gauges
  * return to where they were, so every request it admitted was retired by

@@ -1065,6 +1065,108 @@ TEST_F(rg, submit_reports_admissions_when_results_cannot_be_written)
 	close(uffd);
 }
 
+struct rg_lockless {
+	int fd;
+	__u64 active, stale;
+	int cancel, retire, token;
+	volatile int done;
+};
+
+static void *rg_lockless_thread(void *arg)
+{
+	struct rg_lockless *x = arg;
+	struct retire_handle_arg h = { .handle = x->active };
+	struct retire_token_op t = { .op = RETIRE_TOKEN_RETURN,
+				     .handle = x->stale };
+
+	x->cancel = rt_ioctl(x->fd, RETIRE_IOC_CANCEL, &h);
+	h.handle = x->stale;
+	x->retire = rt_ioctl(x->fd, RETIRE_IOC_RETIRE, &h);
+	x->token = rt_ioctl(x->fd, RETIRE_IOC_TOKEN, &t);
+	__atomic_store_n(&x->done, 1, __ATOMIC_RELEASE);
+	return NULL;
+}
+
+/*
+ * CANCEL, RETIRE and a token's RETURN take the context's spinlock only,
+ * never its mutex: the single-op ioctls run through ENTER's operation
+ * path, and only the operations that may grow a table (SUBMIT, BORROW,
+ * HANDOFF) hold the mutex there. So a canceller does not wait behind a
+ * read() that holds the mutex while it faults in its records: here the
+ * read is stuck on a userfaultfd page, and the cancel of a request the
+ * device holds still answers at once (-EALREADY: the device has it).
+ */
+TEST_F(rg, cancel_retire_and_return_never_wait_behind_a_faulting_reader)
+{
+	struct uffdio_api api = { .api = UFFD_API };
+	struct uffdio_register reg;
+	struct uffdio_zeropage zp;
+	struct rg_lockless lk;
+	struct rg_uffd_read rd;
+	struct uffd_msg msg;
+	struct retire_cqe c;
+	pthread_t tr, tl;
+	__u64 b[2], h0, h1;
+	int uffd, fd = retire_get_fd(self->r), i;
+	bool answered;
+	char *area;
+
+	uffd = syscall(__NR_userfaultfd, O_CLOEXEC);
+	if (uffd < 0)
+		SKIP(return, "no userfaultfd in this kernel");
+	ASSERT_EQ(0, ioctl(uffd, UFFDIO_API, &api));
+	for (i = 0; i < 2; i++)
+		b[i] = rg_buf(_metadata, self->r, 1);
+	/* one record ready, for the read below to fault on */
+	ASSERT_EQ(0, rt_set_latency(self->r, 0, 0));
+	ASSERT_EQ(0, rt_submit(self->r, b[0], 0, 64, RETIRE_DEV_READ, 1, 0,
+			       &h0));
+	ASSERT_EQ(1, rt_wait_ready(self->r, 5000));
+	/* and one the device holds for two seconds */
+	ASSERT_EQ(0, rt_set_latency(self->r, 0, 2000 * RT_MS));
+	ASSERT_EQ(0, rt_submit(self->r, b[1], 0, 64, RETIRE_DEV_READ, 2, 0,
+			       &h1));
+
+	area = mmap(NULL, RT_PAGE, PROT_READ | PROT_WRITE,
+		    MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	ASSERT_NE(MAP_FAILED, area);
+	memset(&reg, 0, sizeof(reg));
+	reg.range.start = (__u64)(uintptr_t)area;
+	reg.range.len = RT_PAGE;
+	reg.mode = UFFDIO_REGISTER_MODE_MISSING;
+	ASSERT_EQ(0, ioctl(uffd, UFFDIO_REGISTER, &reg));
+	rd = (struct rg_uffd_read){ .fd = fd, .dst = area };
+	ASSERT_EQ(0, pthread_create(&tr, NULL, rg_blocked_read, &rd));
+	/* the read is stuck on the page, holding the context's mutex */
+	ASSERT_EQ(sizeof(msg), read(uffd, &msg, sizeof(msg)));
+	ASSERT_EQ(UFFD_EVENT_PAGEFAULT, msg.event);
+
+	lk = (struct rg_lockless){ .fd = fd, .active = h1, .stale = 0xdead };
+	ASSERT_EQ(0, pthread_create(&tl, NULL, rg_lockless_thread, &lk));
+	answered = RT_POLL_UNTIL(__atomic_load_n(&lk.done, __ATOMIC_ACQUIRE),
+				 3000, 10);
+	/* let the read go either way, so that a failure does not hang */
+	zp.range.start = (__u64)(uintptr_t)area;
+	zp.range.len = RT_PAGE;
+	zp.mode = 0;
+	ASSERT_EQ(0, ioctl(uffd, UFFDIO_ZEROPAGE, &zp));
+	pthread_join(tr, NULL);
+	pthread_join(tl, NULL);
+	EXPECT_TRUE(answered) TH_LOG("the cancel waited for the reader's mutex");
+	EXPECT_EQ(sizeof(struct retire_cqe), rd.ret);
+	EXPECT_EQ(-EALREADY, lk.cancel);
+	EXPECT_EQ(-ENOENT, lk.retire);
+	EXPECT_EQ(-ENOENT, lk.token);
+
+	/* the stuck read() delivered h0's TERMINAL record; h1 completes */
+	ASSERT_EQ(0, retire_retire_request(self->r, h0));
+	ASSERT_EQ(0, rt_wait(self->r, &self->log, h0, RETIRE_REC_RETIRED, &c,
+			     2000));
+	rg_retire(_metadata, self->r, &self->log, h1, 5000);
+	munmap(area, RT_PAGE);
+	close(uffd);
+}
+
 /* ---- issue 14: the documentation agrees with the module ---------------- */
 
 /* the offset of the stats field @name, or -1 */
