@@ -263,6 +263,50 @@ ktime_t retire_deadline_expires(const struct retire_req *req)
 	return req->dl ? req->dl->node.expires : 0;
 }
 
+/*
+ * The cancel of @req, waiting or on the device, under ctx->lock: 0 if it
+ * ended cancelled, -EALREADY if the engine kept it. The first cancel of a
+ * request owes its CANCEL_ACK record.
+ */
+static int retire_req_cancel_locked(struct retire_ctx *ctx,
+				    struct retire_req *req, ktime_t now)
+{
+	static const struct retire_engine_result cancelled = {
+		.error = -ECANCELED,
+		.cancelled = true,
+	};
+	bool first = !req->cancel_requested;
+	int ret;
+
+	lockdep_assert_held(&ctx->lock);
+	req->cancel_requested = true;
+	if (req->state == RETIRE_REQ_WAITING ||
+	    ctx->engine->ops->try_stop(ctx->engine, ctx,
+			retire_job_pdu(retire_slot_get(&ctx->jobs, req->job))))
+		ret = 0;
+	else
+		ret = -EALREADY;
+	retire_event_at_locked(ctx, RETIRE_EV_CANCEL, req->handle, ret, 0, now);
+
+	if (first) {
+		req->ack_already = ret == -EALREADY;
+		req->ack_timed_out = req->timed_out;
+		retire_req_end_logical_locked(ctx, req, now);
+		retire_req_queue_locked(ctx, req, RETIRE_PEND_CANCEL_ACK);
+	}
+	if (!ret)
+		retire_req_terminate_locked(ctx, req, &cancelled);
+	retire_stat_inc(&ctx->stats, ret ? RETIRE_ST_CANCEL_ALREADY :
+					   RETIRE_ST_CANCEL_OK);
+	return ret;
+}
+
+static bool retire_req_in_flight(const struct retire_req *req)
+{
+	return req->state == RETIRE_REQ_WAITING ||
+	       req->state == RETIRE_REQ_ACTIVE;
+}
+
 /**
  * retire_req_cancel() - ask for a request to be cancelled
  * @ctx:	the context
@@ -274,58 +318,140 @@ ktime_t retire_deadline_expires(const struct retire_req *req)
  */
 int retire_req_cancel(struct retire_ctx *ctx, u64 handle)
 {
-	static const struct retire_engine_result cancelled = {
-		.error = -ECANCELED,
-		.cancelled = true,
-	};
 	struct retire_req *req;
-	ktime_t now;
-	bool first;
 	int ret;
 
 	spin_lock_irq(&ctx->lock);
 	req = retire_ctx_lookup_locked(ctx, &ctx->reqs, handle,
 				       RETIRE_ST_STALE_CANCEL);
-	if (!req) {
+	if (req && retire_req_in_flight(req)) {
+		ret = retire_req_cancel_locked(ctx, req, ktime_get());
+	} else {
 		ret = -ENOENT;
-		goto out_count;
-	}
-	if (req->state != RETIRE_REQ_WAITING &&
-	    req->state != RETIRE_REQ_ACTIVE) {
 		/* its terminal event came first: nothing left to stop */
-		ret = -ENOENT;
-		retire_event_locked(ctx, RETIRE_EV_CANCEL, handle, ret, 0);
-		goto out_count;
+		if (req)
+			retire_event_locked(ctx, RETIRE_EV_CANCEL, handle, ret,
+					    0);
+		retire_stat_inc(&ctx->stats, RETIRE_ST_CANCEL_NOENT);
 	}
-
-	now = ktime_get();
-	first = !req->cancel_requested;
-	req->cancel_requested = true;
-	if (req->state == RETIRE_REQ_WAITING ||
-	    ctx->engine->ops->try_stop(ctx->engine, ctx,
-			retire_job_pdu(retire_slot_get(&ctx->jobs, req->job))))
-		ret = 0;
-	else
-		ret = -EALREADY;
-	retire_event_at_locked(ctx, RETIRE_EV_CANCEL, handle, ret, 0, now);
-
-	if (first) {
-		req->ack_already = ret == -EALREADY;
-		req->ack_timed_out = req->timed_out;
-		retire_req_end_logical_locked(ctx, req, now);
-		retire_req_queue_locked(ctx, req, RETIRE_PEND_CANCEL_ACK);
-	}
-	if (!ret)
-		retire_req_terminate_locked(ctx, req, &cancelled);
-
-out_count:
-	retire_stat_inc(&ctx->stats, ret == 0 ? RETIRE_ST_CANCEL_OK :
-				     ret == -EALREADY ? RETIRE_ST_CANCEL_ALREADY :
-				     RETIRE_ST_CANCEL_NOENT);
 	spin_unlock_irq(&ctx->lock);
 	return ret;
 }
 EXPORT_SYMBOL_IF_KUNIT(retire_req_cancel);
+
+/*
+ * Every request of the context that RETIRE_CANCEL_F_ANY, or
+ * RETIRE_CANCEL_F_KEY with @key, names and that is still waiting or on
+ * the device, visited in slot order RETIRE_CTX_BATCH at a time, the lock
+ * dropped between batches. With @cancel each is cancelled and *@kept
+ * counts those the engine kept. Returns how many were found.
+ */
+static u32 retire_req_match_walk(struct retire_ctx *ctx, u32 flags, u64 key,
+				 bool cancel, u32 *kept)
+{
+	ktime_t now = ktime_get();
+	struct retire_req *req;
+	u32 idx = 0, end, found = 0;
+
+	spin_lock_irq(&ctx->lock);
+	for (;;) {
+		end = min_t(u32, idx + RETIRE_CTX_BATCH, ctx->reqs.nr);
+		for (; idx < end; idx++) {
+			req = retire_slot_get(&ctx->reqs, idx);
+			if (!req->slot.live || !retire_req_in_flight(req) ||
+			    (!(flags & RETIRE_CANCEL_F_ANY) && req->key != key))
+				continue;
+			found++;
+			if (cancel && retire_req_cancel_locked(ctx, req, now))
+				(*kept)++;
+		}
+		if (idx >= ctx->reqs.nr)
+			break;
+		spin_unlock_irq(&ctx->lock);
+		cond_resched();
+		spin_lock_irq(&ctx->lock);
+	}
+	spin_unlock_irq(&ctx->lock);
+	return found;
+}
+
+/**
+ * retire_req_cancel_match() - cancel every request of a key, or every one
+ * @ctx:	the context
+ * @flags:	RETIRE_CANCEL_F_KEY or RETIRE_CANCEL_F_ANY
+ * @key:	the key, with RETIRE_CANCEL_F_KEY
+ * @kept:	set to how many of them the engine kept (-EALREADY)
+ *
+ * Each request found waiting or on the device is cancelled as
+ * retire_req_cancel() would cancel it by its handle: its own result
+ * (counted as cancel_ok or cancel_already), history event and CANCEL_ACK
+ * record. A request admitted while the walk runs may or may not be found.
+ *
+ * Return: how many were found.
+ */
+u32 retire_req_cancel_match(struct retire_ctx *ctx, u32 flags, u64 key,
+			    u32 *kept)
+{
+	*kept = 0;
+	return retire_req_match_walk(ctx, flags, key, true, kept);
+}
+EXPORT_SYMBOL_IF_KUNIT(retire_req_cancel_match);
+
+/* a terminal event of the context since it counted @seen */
+static bool retire_terminal_came(struct retire_ctx *ctx, u32 seen)
+{
+	return READ_ONCE(ctx->terminals) != seen;
+}
+
+/**
+ * retire_req_cancel_wait() - wait until no request a match names is in
+ *			      flight
+ * @ctx:	the context
+ * @flags:	RETIRE_CANCEL_F_KEY or RETIRE_CANCEL_F_ANY
+ * @key:	the key, with RETIRE_CANCEL_F_KEY
+ * @timeout_ns:	the most to wait; 0 waits without bound
+ * @pending:	set to how many were still waiting or on the device
+ *
+ * Each terminal event wakes the wait, which then walks the requests again.
+ *
+ * Return: 0 once none is; -ETIME when @timeout_ns passed first; -EINTR on
+ * a signal.
+ */
+int retire_req_cancel_wait(struct retire_ctx *ctx, u32 flags, u64 key,
+			   u64 timeout_ns, u32 *pending)
+{
+	ktime_t deadline = KTIME_MAX, now;
+	u32 seen;
+	long left;
+
+	if (timeout_ns)
+		deadline = ktime_add_safe(ktime_get(),
+					  ns_to_ktime(min_t(u64, timeout_ns,
+							    KTIME_MAX)));
+	for (;;) {
+		/* read before the walk: a terminal event after it wakes us */
+		seen = READ_ONCE(ctx->terminals);
+		*pending = retire_req_match_walk(ctx, flags, key, false, NULL);
+		if (!*pending)
+			return 0;
+		if (deadline == KTIME_MAX) {
+			left = wait_event_interruptible(ctx->waitq,
+							retire_terminal_came(ctx, seen));
+		} else {
+			now = ktime_get();
+			if (!ktime_before(now, deadline))
+				return -ETIME;
+			left = wait_event_interruptible_hrtimeout(ctx->waitq,
+								  retire_terminal_came(ctx, seen),
+								  ktime_sub(deadline, now));
+			if (left == -ETIME)
+				left = 0;
+		}
+		if (left)
+			return -EINTR;
+	}
+}
+EXPORT_SYMBOL_IF_KUNIT(retire_req_cancel_wait);
 
 /**
  * retire_deadline_cache_init() - the slab deadlines come from

@@ -20,6 +20,10 @@ void retire_deadline_arm(struct retire_ctx *ctx, struct retire_req *req,
 void retire_deadline_disarm(struct retire_ctx *ctx, struct retire_req *req);
 ktime_t retire_deadline_expires(const struct retire_req *req);
 int retire_req_cancel(struct retire_ctx *ctx, u64 handle);
+u32 retire_req_cancel_match(struct retire_ctx *ctx, u32 flags, u64 key,
+			    u32 *kept);
+int retire_req_cancel_wait(struct retire_ctx *ctx, u32 flags, u64 key,
+			   u64 timeout_ns, u32 *pending);
 void retire_req_quarantine_locked(struct retire_ctx *ctx,
 				  struct retire_req *req);
 void retire_req_unquarantine_locked(struct retire_ctx *ctx,

@@ -546,6 +546,42 @@ static long retire_ioctl_epoch(struct retire_ctx *ctx, unsigned int cmd,
 	return retire_arg_copy_out(uarg, cmd, &a, sizeof(a));
 }
 
+static long retire_ioctl_cancel_match(struct retire_ctx *ctx,
+				      unsigned int cmd, void __user *uarg)
+{
+	struct retire_cancel_match m;
+	struct retire_op op;
+	int ret;
+
+	ret = retire_arg_copy_in(&m, sizeof(m), sizeof(m), cmd, uarg);
+	if (ret)
+		return ret;
+	if (m.flags & ~RETIRE_CANCEL_F_ALL ||
+	    !retire_reserved_zero(m.reserved, sizeof(m.reserved)) ||
+	    (m.timeout_ns && !(m.flags & RETIRE_CANCEL_F_WAIT)))
+		return -EINVAL;
+	/* as SUBMIT: the answer can go back before anything is cancelled */
+	if (retire_arg_copy_out(uarg, cmd, &m, sizeof(m)))
+		return -EFAULT;
+	/* the cancel is the operation; the wait is this command's own */
+	op = (struct retire_op) {
+		.opcode = RETIRE_OP_CANCEL_MATCH,
+		.flags = m.flags & ~RETIRE_CANCEL_F_WAIT,
+		.key = m.key,
+	};
+	ret = retire_op_run_one(ctx, &op);
+	if (ret < 0)
+		return ret;
+	m.found = ret;
+	m.kept = op.handle;
+	m.pending = 0;
+	ret = 0;
+	if (m.flags & RETIRE_CANCEL_F_WAIT)
+		ret = retire_req_cancel_wait(ctx, op.flags, m.key, m.timeout_ns,
+					     &m.pending);
+	return retire_arg_copy_out(uarg, cmd, &m, sizeof(m)) ?: ret;
+}
+
 /*
  * Commands are matched on type, number and direction; the size field is the
  * caller's structure size, which retire_arg_copy_in() negotiates.
@@ -616,6 +652,7 @@ static const struct retire_ioc retire_iocs[] = {
 	RETIRE_IOC(ENGINES, retire_ioctl_engines),
 	RETIRE_IOC(CONTEXT, retire_ioctl_context),
 	RETIRE_IOC(HISTORY, retire_ioctl_history),
+	RETIRE_IOC(CANCEL_MATCH, retire_ioctl_cancel_match),
 };
 
 static long retire_ioctl(struct file *file, unsigned int cmd,

@@ -92,7 +92,10 @@ struct retire_ring;
  * @unretired:	admitted requests not yet retired.
  * @reserved_bytes: bytes reserved by unretired requests.
  * @closed:	the file is gone: the reaper consumes every record.
- * @waitq:	readers waiting for records.
+ * @waitq:	readers waiting for records, and cancels waiting for
+ *		terminal events (every terminal event owes a record).
+ * @terminals:	terminal events so far, wrapping: what a cancel's wait
+ *		compares, without the lock, to know one came.
  * @activate_work: starts the waiting requests an activation pass left
  *		behind after RETIRE_CTX_BATCH that an engine ran inline.
  * @reap_work:	the reaper, run on the module's workqueue.
@@ -152,6 +155,7 @@ struct retire_ctx {
 	u64 reserved_bytes;		/* protected by @lock */
 	bool closed;			/* protected by @lock */
 	wait_queue_head_t waitq;
+	u32 terminals;			/* written under @lock */
 	struct work_struct activate_work;
 	struct work_struct reap_work;
 	struct work_struct free_work;

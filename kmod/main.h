@@ -13,7 +13,7 @@
 				 RETIRE_FEAT_ADMISSION | \
 				 RETIRE_FEAT_ENTER | RETIRE_FEAT_RINGS | \
 				 RETIRE_FEAT_ONE_RECORD | RETIRE_FEAT_ENGINES | \
-				 RETIRE_FEAT_HISTORY)
+				 RETIRE_FEAT_HISTORY | RETIRE_FEAT_CANCEL_MATCH)
 
 void retire_caps_get(struct retire_limits *caps);
 void retire_info_fill(struct retire_info *info);

@@ -17,17 +17,31 @@
 #include "ring.h"
 #include "token.h"
 
-/* the fields of struct retire_op only SUBMIT may set */
+/* the fields of struct retire_op only SUBMIT may set, but @key and @flags */
 static bool retire_op_submit_fields_zero(const struct retire_op *op)
 {
-	return !op->flags && !op->user_data && !op->buf && !op->offset &&
-	       !op->len && !op->deadline_ns && !op->key && !op->dev_flags;
+	return !op->user_data && !op->buf && !op->offset && !op->len &&
+	       !op->deadline_ns && !op->dev_flags;
+}
+
+/* which requests a cancel by match names: exactly one of KEY and ANY */
+static int retire_cancel_match_check(u32 flags, u64 key)
+{
+	switch (flags) {
+	case RETIRE_CANCEL_F_KEY:
+		return 0;
+	case RETIRE_CANCEL_F_ANY:
+		return key ? -EINVAL : 0;
+	default:
+		return -EINVAL;
+	}
 }
 
 /*
  * SUBMIT, BORROW and HANDOFF run under ctx->mutex: they may grow a table.
- * CANCEL, RETIRE and RETURN take ctx->lock alone, so that a single one never
- * waits behind a reader faulting in its records under the mutex.
+ * CANCEL, CANCEL_MATCH, RETIRE and RETURN take ctx->lock alone, so that a
+ * single one never waits behind a reader faulting in its records under the
+ * mutex.
  */
 static bool retire_op_needs_mutex(u32 opcode)
 {
@@ -37,9 +51,9 @@ static bool retire_op_needs_mutex(u32 opcode)
 
 /*
  * The operation's shape: known opcode, @pad zero, @error only for RETURN,
- * and the request's fields only for SUBMIT, which checks their values
- * itself (after the injected failure's ordinal: an entry of the wrong
- * shape is no attempt).
+ * @flags and @key only for SUBMIT and CANCEL_MATCH, the request's other
+ * fields only for SUBMIT, which checks their values itself (after the
+ * injected failure's ordinal: an entry of the wrong shape is no attempt).
  */
 static int retire_op_check(const struct retire_op *op)
 {
@@ -48,6 +62,10 @@ static int retire_op_check(const struct retire_op *op)
 	switch (op->opcode) {
 	case RETIRE_OP_SUBMIT:
 		return op->error ? -EINVAL : 0;
+	case RETIRE_OP_CANCEL_MATCH:
+		if (op->error || retire_cancel_match_check(op->flags, op->key))
+			return -EINVAL;
+		return retire_op_submit_fields_zero(op) ? 0 : -EINVAL;
 	case RETIRE_OP_RETURN:
 		if (op->error > 0 || op->error < -MAX_ERRNO)
 			return -EINVAL;
@@ -62,7 +80,8 @@ static int retire_op_check(const struct retire_op *op)
 	default:
 		return -EINVAL;
 	}
-	return retire_op_submit_fields_zero(op) ? 0 : -EINVAL;
+	return !op->flags && !op->key && retire_op_submit_fields_zero(op) ?
+	       0 : -EINVAL;
 }
 
 /**
@@ -73,18 +92,21 @@ static int retire_op_check(const struct retire_op *op)
  * @now:	SUBMIT's admission time, one clock read for a batch
  *
  * ENTER's array and submission ring and the single-op ioctls (SUBMIT,
- * CANCEL, RETIRE, TOKEN) all come here, so an operation is validated once,
- * the same way whichever command carried it.
+ * CANCEL, RETIRE, TOKEN, CANCEL_MATCH) all come here, so an operation is
+ * validated once, the same way whichever command carried it.
  *
- * Return: the operation's result, -EINVAL for one of the wrong shape.
+ * Return: the operation's result, -EINVAL for one of the wrong shape;
+ * CANCEL_MATCH's is the number of requests it found.
  */
 int retire_op_run(struct retire_ctx *ctx, struct retire_op *op, ktime_t now)
 {
+	u32 kept;
 	u64 token;
 	int ret;
 
-	/* SUBMIT's @handle is output only: 0 unless admitted */
-	if (op->opcode == RETIRE_OP_SUBMIT)
+	/* SUBMIT's and CANCEL_MATCH's @handle is output only */
+	if (op->opcode == RETIRE_OP_SUBMIT ||
+	    op->opcode == RETIRE_OP_CANCEL_MATCH)
 		op->handle = 0;
 	ret = retire_op_check(op);
 	if (ret)
@@ -100,6 +122,10 @@ int retire_op_run(struct retire_ctx *ctx, struct retire_op *op, ktime_t now)
 		return retire_req_retire(ctx, op->handle);
 	case RETIRE_OP_RETURN:
 		return retire_token_return(ctx, op->handle, op->error);
+	case RETIRE_OP_CANCEL_MATCH:
+		ret = retire_req_cancel_match(ctx, op->flags, op->key, &kept);
+		op->handle = kept;
+		return ret;
 	case RETIRE_OP_BORROW:
 		ret = retire_token_borrow(ctx, op->handle, &token);
 		break;

@@ -121,6 +121,8 @@ void retire_req_terminate_locked(struct retire_ctx *ctx,
 
 	/* from here the request's memory holds what the terminal event says */
 	req->state = RETIRE_REQ_TERMINATED;
+	/* read without the lock by retire_req_cancel_wait() */
+	WRITE_ONCE(ctx->terminals, ctx->terminals + 1);
 	req->t_terminal = now;
 	req->tokens = 0;
 	req->result_len = 0;

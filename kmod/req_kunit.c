@@ -611,11 +611,74 @@ static void retire_activation_cancel_of_a_ready_waiter_unparks_the_next(struct k
 	KUNIT_EXPECT_EQ(test, f->ctx->waiting_nr, 0U);
 }
 
+/*
+ * A cancel by key walks every request slot, past the batches it drops the
+ * lock between: of 150 requests on two keys, three on the device (which
+ * keeps them), it finds each of a key's once and stops those waiting;
+ * every one then has the record a cancel by handle gives. Its wait ends
+ * with -ETIME while the device holds any, and returns once it has none.
+ */
+static void retire_activation_cancel_by_match_walks_every_batch(struct kunit *test)
+{
+	enum { NR = 150 };
+	struct retire_fix *f = test->priv;
+	u32 kept, pending, found, i;
+	struct retire_limits l;
+	u64 *key, *h;
+	int ret;
+
+	key = kunit_kcalloc(test, NR, sizeof(*key), GFP_KERNEL);
+	h = kunit_kcalloc(test, NR, sizeof(*h), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, key);
+	KUNIT_ASSERT_NOT_NULL(test, h);
+	for (i = 0; i < NR; i++)
+		key[i] = i % 2;
+	retire_fix_bounds(test, 3, 3);
+	l = f->ctx->limits;
+	l.max_waiting = NR;
+	KUNIT_ASSERT_EQ(test, retire_ctx_set_limits(f->ctx, &l), 0);
+	retire_fix_submit_keys(test, key, h, NR);
+	KUNIT_ASSERT_GT(test, f->ctx->reqs.nr, 2U * RETIRE_CTX_BATCH);
+
+	/* key 1: 75 requests, one of them (the second) on the device */
+	found = retire_req_cancel_match(f->ctx, RETIRE_CANCEL_F_KEY, 1, &kept);
+	KUNIT_EXPECT_EQ(test, found, (u32)NR / 2);
+	KUNIT_EXPECT_EQ(test, kept, 1U);
+	KUNIT_EXPECT_EQ(test, retire_fix_stat(f, RETIRE_ST_CANCEL_OK),
+			(u64)NR / 2 - 1);
+	KUNIT_EXPECT_EQ(test, retire_fix_stat(f, RETIRE_ST_CANCEL_ALREADY), 1ULL);
+	for (i = 3; i < NR; i++)
+		KUNIT_EXPECT_EQ(test, retire_fix_state(f, h[i]),
+				(u8)(i % 2 ? RETIRE_REQ_TERMINATED :
+					     RETIRE_REQ_WAITING));
+	/* every one: key 0's 75, and key 1's still on the device again */
+	found = retire_req_cancel_match(f->ctx, RETIRE_CANCEL_F_ANY, 0, &kept);
+	KUNIT_EXPECT_EQ(test, found, (u32)NR / 2 + 1);
+	KUNIT_EXPECT_EQ(test, kept, 3U);
+	KUNIT_EXPECT_EQ(test, retire_fix_read(f, RETIRE_REC_CANCEL_ACK),
+			(unsigned int)NR);
+	KUNIT_EXPECT_EQ(test, f->ctx->waiting_nr, 0U);
+
+	ret = retire_req_cancel_wait(f->ctx, RETIRE_CANCEL_F_ANY, 0,
+				     NSEC_PER_MSEC, &pending);
+	KUNIT_EXPECT_EQ(test, ret, -ETIME);
+	KUNIT_EXPECT_EQ(test, pending, 3U);
+	for (i = 0; i < 3; i++)
+		retire_fix_complete(f, h[i]);
+	ret = retire_req_cancel_wait(f->ctx, RETIRE_CANCEL_F_KEY, 1,
+				     NSEC_PER_MSEC, &pending);
+	KUNIT_EXPECT_EQ(test, ret, 0);
+	KUNIT_EXPECT_EQ(test, pending, 0U);
+	found = retire_req_cancel_match(f->ctx, RETIRE_CANCEL_F_ANY, 0, &kept);
+	KUNIT_EXPECT_EQ(test, found, 0U);
+}
+
 static struct kunit_case retire_activation_cases[] = {
 	KUNIT_CASE(retire_activation_skips_saturated_key),
 	KUNIT_CASE(retire_activation_is_oldest_first_across_keys),
 	KUNIT_CASE(retire_activation_follows_a_changed_per_key_bound),
 	KUNIT_CASE(retire_activation_cancel_of_a_ready_waiter_unparks_the_next),
+	KUNIT_CASE(retire_activation_cancel_by_match_walks_every_batch),
 	{}
 };
 

@@ -1033,8 +1033,18 @@ static void fill_op(struct thr *t, struct retire_op *o)
 	struct retire_sqe s;
 
 	memset(o, 0, sizeof(*o));
-	o->opcode = RETIRE_OP_SUBMIT + rnd(t, 6);
+	/* a cancel by match now and then: often, nothing would stay long */
+	o->opcode = chance(t, 32) ? RETIRE_OP_CANCEL_MATCH :
+				    RETIRE_OP_SUBMIT + rnd(t, 6);
 	switch (o->opcode) {
+	case RETIRE_OP_CANCEL_MATCH:
+		if (chance(t, 2)) {
+			o->flags = RETIRE_CANCEL_F_KEY;
+			o->key = rnd(t, 8);
+		} else {
+			o->flags = RETIRE_CANCEL_F_ANY;
+		}
+		break;
 	case RETIRE_OP_SUBMIT:
 		memset(&s, 0, sizeof(s));
 		fill_sqe(t, &s);
@@ -1063,7 +1073,7 @@ static void fill_op(struct thr *t, struct retire_op *o)
 	if (mutate(t, 12)) {
 		switch (rnd(t, 4)) {
 		case 0:
-			o->opcode = rnd(t, 2) ? 0 : 7 + rnd(t, 100);
+			o->opcode = rnd(t, 2) ? 0 : 8 + rnd(t, 100);
 			break;
 		case 1:
 			o->error = rnd(t, 2) ? 1 + rnd(t, 100) : -5000;
@@ -1145,6 +1155,14 @@ static void op_enter(struct thr *t)
 		if (o[i].opcode == RETIRE_OP_SUBMIT) {
 			subs++;
 			ok += !o[i].result;
+		}
+		/* a cancel by match answers how many it found */
+		if (o[i].opcode == RETIRE_OP_CANCEL_MATCH && o[i].result >= 0) {
+			if (o[i].handle > (__u64)o[i].result)
+				fail(t, "CANCEL_MATCH kept %llu of %d found",
+				     (unsigned long long)o[i].handle,
+				     o[i].result);
+			continue;
 		}
 		if (o[i].result > 0 || (o[i].result &&
 					!errno_allowed(-o[i].result, res))) {
@@ -1604,6 +1622,54 @@ static void op_limits(struct thr *t)
 		__atomic_store_n(&g_lowered, true, __ATOMIC_RELAXED);
 }
 
+/*
+ * RETIRE_IOC_CANCEL_MATCH: a key's requests or all, rarely with a short
+ * wait (-ETIME is an answer); kept never above found.
+ */
+static void op_cancel_match(struct thr *t)
+{
+	struct retire_cancel_match *m = arg_clear(t);
+	unsigned int allowed = M_BASE | M(ETIME) | M(EINTR);
+	int fd = pick_fd(t, &allowed);
+	unsigned long cmd = mk_cmd(t, RETIRE_IOC_CANCEL_MATCH, sizeof(*m));
+	long ret;
+
+	if (chance(t, 2)) {
+		m->flags = RETIRE_CANCEL_F_KEY;
+		m->key = rnd(t, 8);
+	} else {
+		m->flags = RETIRE_CANCEL_F_ANY;
+	}
+	if (chance(t, 4)) {
+		m->flags |= RETIRE_CANCEL_F_WAIT;
+		m->timeout_ns = 1 + rnd(t, 3) * RT_MS;
+	}
+	if (mutate(t, 6)) {
+		switch (rnd(t, 4)) {
+		case 0:
+			m->flags |= 1U << rnd(t, 32);
+			break;
+		case 1:
+			m->key = rnd64(t);
+			break;
+		case 2:
+			m->timeout_ns = 1 + rnd(t, 3) * RT_MS;
+			break;
+		default:
+			m->flags = 0;
+			break;
+		}
+	}
+	poke(t, &m->found, sizeof(m->found));
+	poke(t, &m->pending, sizeof(m->pending));
+	poke(t, m->reserved, sizeof(m->reserved));
+	ret = do_ioctl(fd, cmd, mk_ptr(t, m));
+	note(t, "cancel_match", m->flags, m->key, m->found, ret, allowed);
+	if ((!ret || ret == -ETIME) && cmd == RETIRE_IOC_CANCEL_MATCH &&
+	    m->kept > m->found)
+		fail(t, "CANCEL_MATCH kept %u of %u found", m->kept, m->found);
+}
+
 static void op_epoch(struct thr *t)
 {
 	struct retire_epoch_arg *a = arg_clear(t);
@@ -1999,7 +2065,7 @@ static const struct {
 	OP(reset, 1),	OP(inject, 2),	OP(raw, 3),
 	OP(fds, 2),	OP(fork, 1),	OP(quarantine, 1),
 	OP(enter, 12),	OP(ring, 10),	OP(engine, 2),
-	OP(history, 2),
+	OP(history, 2),	OP(cancel_match, 1),
 };
 
 #define NOPS	(sizeof(ops) / sizeof(ops[0]))

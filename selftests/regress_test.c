@@ -957,6 +957,51 @@ static void *rg_blocked_read(void *arg)
 	return NULL;
 }
 
+/*
+ * A read() of one record into @area, whose first page faults into a
+ * userfaultfd: it holds the context's mutex until rg_uffd_release().
+ * Returns the userfaultfd, or -1 where the kernel has none.
+ */
+static int rg_uffd_stuck_read(struct __test_metadata *_metadata, int fd,
+			      char *area, struct rg_uffd_read *rd,
+			      pthread_t *tr)
+{
+	struct uffdio_api api = { .api = UFFD_API };
+	struct uffdio_register reg;
+	struct uffd_msg msg;
+	int uffd;
+
+	uffd = syscall(__NR_userfaultfd, O_CLOEXEC);
+	if (uffd < 0)
+		return -1;
+	ASSERT_EQ(0, ioctl(uffd, UFFDIO_API, &api));
+	memset(&reg, 0, sizeof(reg));
+	reg.range.start = (__u64)(uintptr_t)area;
+	reg.range.len = RT_PAGE;
+	reg.mode = UFFDIO_REGISTER_MODE_MISSING;
+	ASSERT_EQ(0, ioctl(uffd, UFFDIO_REGISTER, &reg));
+	*rd = (struct rg_uffd_read){ .fd = fd, .dst = area };
+	ASSERT_EQ(0, pthread_create(tr, NULL, rg_blocked_read, rd));
+	/* the read is stuck on the page, holding the context's mutex */
+	ASSERT_EQ(sizeof(msg), read(uffd, &msg, sizeof(msg)));
+	ASSERT_EQ(UFFD_EVENT_PAGEFAULT, msg.event);
+	return uffd;
+}
+
+/* let the stuck read go: a zero page where it faulted */
+static void rg_uffd_release(struct __test_metadata *_metadata, int uffd,
+			    char *area, pthread_t tr)
+{
+	struct uffdio_zeropage zp;
+
+	memset(&zp, 0, sizeof(zp));
+	zp.range.start = (__u64)(uintptr_t)area;
+	zp.range.len = RT_PAGE;
+	ASSERT_EQ(0, ioctl(uffd, UFFDIO_ZEROPAGE, &zp));
+	pthread_join(tr, NULL);
+	close(uffd);
+}
+
 struct rg_submit {
 	int fd;
 	struct retire_submit *sub;
@@ -980,12 +1025,8 @@ static void *rg_submit_thread(void *arg)
  */
 TEST_F(rg, submit_reports_admissions_when_results_cannot_be_written)
 {
-	struct uffdio_api api = { .api = UFFD_API };
-	struct uffdio_register reg;
-	struct uffdio_zeropage zp;
 	struct rg_uffd_read rd;
 	struct rg_submit sb;
-	struct uffd_msg msg;
 	struct retire_submit *sub;
 	struct retire_sqe *sqes;
 	struct retire_cqe c;
@@ -994,10 +1035,6 @@ TEST_F(rg, submit_reports_admissions_when_results_cannot_be_written)
 	int uffd, fd = retire_get_fd(self->r), i;
 	char *area;
 
-	uffd = syscall(__NR_userfaultfd, O_CLOEXEC);
-	if (uffd < 0)
-		SKIP(return, "no userfaultfd in this kernel");
-	ASSERT_EQ(0, ioctl(uffd, UFFDIO_API, &api));
 	ASSERT_EQ(0, rt_set_latency(self->r, 0, 0));
 	for (i = 0; i < 4; i++)
 		b[i] = rg_buf(_metadata, self->r, 1);
@@ -1009,19 +1046,11 @@ TEST_F(rg, submit_reports_admissions_when_results_cannot_be_written)
 	area = mmap(NULL, 3 * RT_PAGE, PROT_READ | PROT_WRITE,
 		    MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	ASSERT_NE(MAP_FAILED, area);
-	memset(&reg, 0, sizeof(reg));
-	reg.range.start = (__u64)(uintptr_t)area;
-	reg.range.len = RT_PAGE;
-	reg.mode = UFFDIO_REGISTER_MODE_MISSING;
-	ASSERT_EQ(0, ioctl(uffd, UFFDIO_REGISTER, &reg));
 	sqes = (struct retire_sqe *)(area + RT_PAGE);
 	sub = (struct retire_submit *)(area + 2 * RT_PAGE);
-
-	rd = (struct rg_uffd_read){ .fd = fd, .dst = area };
-	ASSERT_EQ(0, pthread_create(&tr, NULL, rg_blocked_read, &rd));
-	/* the read is stuck on the page, holding the context's mutex */
-	ASSERT_EQ(sizeof(msg), read(uffd, &msg, sizeof(msg)));
-	ASSERT_EQ(UFFD_EVENT_PAGEFAULT, msg.event);
+	uffd = rg_uffd_stuck_read(_metadata, fd, area, &rd, &tr);
+	if (uffd < 0)
+		SKIP(return, "no userfaultfd in this kernel");
 
 	for (i = 0; i < 3; i++)
 		retire_prep_request(&sqes[i], b[i + 1], 0, 64, RETIRE_DEV_READ,
@@ -1035,11 +1064,7 @@ TEST_F(rg, submit_reports_admissions_when_results_cannot_be_written)
 	rt_msleep(300);
 	ASSERT_EQ(0, mprotect(sqes, RT_PAGE, PROT_READ));
 
-	zp.range.start = (__u64)(uintptr_t)area;
-	zp.range.len = RT_PAGE;
-	zp.mode = 0;
-	ASSERT_EQ(0, ioctl(uffd, UFFDIO_ZEROPAGE, &zp));
-	pthread_join(tr, NULL);
+	rg_uffd_release(_metadata, uffd, area, tr);
 	pthread_join(ts, NULL);
 	EXPECT_EQ(sizeof(struct retire_cqe), rd.ret);
 	EXPECT_EQ(-EFAULT, sb.ret);
@@ -1062,7 +1087,6 @@ TEST_F(rg, submit_reports_admissions_when_results_cannot_be_written)
 	ASSERT_EQ(0, rt_wait(self->r, &self->log, h, RETIRE_REC_RETIRED, &c,
 			     2000));
 	munmap(area, 3 * RT_PAGE);
-	close(uffd);
 }
 
 struct rg_lockless {
@@ -1098,12 +1122,8 @@ static void *rg_lockless_thread(void *arg)
  */
 TEST_F(rg, cancel_retire_and_return_never_wait_behind_a_faulting_reader)
 {
-	struct uffdio_api api = { .api = UFFD_API };
-	struct uffdio_register reg;
-	struct uffdio_zeropage zp;
 	struct rg_lockless lk;
 	struct rg_uffd_read rd;
-	struct uffd_msg msg;
 	struct retire_cqe c;
 	pthread_t tr, tl;
 	__u64 b[2], h0, h1;
@@ -1111,10 +1131,6 @@ TEST_F(rg, cancel_retire_and_return_never_wait_behind_a_faulting_reader)
 	bool answered;
 	char *area;
 
-	uffd = syscall(__NR_userfaultfd, O_CLOEXEC);
-	if (uffd < 0)
-		SKIP(return, "no userfaultfd in this kernel");
-	ASSERT_EQ(0, ioctl(uffd, UFFDIO_API, &api));
 	for (i = 0; i < 2; i++)
 		b[i] = rg_buf(_metadata, self->r, 1);
 	/* one record ready, for the read below to fault on */
@@ -1130,27 +1146,16 @@ TEST_F(rg, cancel_retire_and_return_never_wait_behind_a_faulting_reader)
 	area = mmap(NULL, RT_PAGE, PROT_READ | PROT_WRITE,
 		    MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	ASSERT_NE(MAP_FAILED, area);
-	memset(&reg, 0, sizeof(reg));
-	reg.range.start = (__u64)(uintptr_t)area;
-	reg.range.len = RT_PAGE;
-	reg.mode = UFFDIO_REGISTER_MODE_MISSING;
-	ASSERT_EQ(0, ioctl(uffd, UFFDIO_REGISTER, &reg));
-	rd = (struct rg_uffd_read){ .fd = fd, .dst = area };
-	ASSERT_EQ(0, pthread_create(&tr, NULL, rg_blocked_read, &rd));
-	/* the read is stuck on the page, holding the context's mutex */
-	ASSERT_EQ(sizeof(msg), read(uffd, &msg, sizeof(msg)));
-	ASSERT_EQ(UFFD_EVENT_PAGEFAULT, msg.event);
+	uffd = rg_uffd_stuck_read(_metadata, fd, area, &rd, &tr);
+	if (uffd < 0)
+		SKIP(return, "no userfaultfd in this kernel");
 
 	lk = (struct rg_lockless){ .fd = fd, .active = h1, .stale = 0xdead };
 	ASSERT_EQ(0, pthread_create(&tl, NULL, rg_lockless_thread, &lk));
 	answered = RT_POLL_UNTIL(__atomic_load_n(&lk.done, __ATOMIC_ACQUIRE),
 				 3000, 10);
 	/* let the read go either way, so that a failure does not hang */
-	zp.range.start = (__u64)(uintptr_t)area;
-	zp.range.len = RT_PAGE;
-	zp.mode = 0;
-	ASSERT_EQ(0, ioctl(uffd, UFFDIO_ZEROPAGE, &zp));
-	pthread_join(tr, NULL);
+	rg_uffd_release(_metadata, uffd, area, tr);
 	pthread_join(tl, NULL);
 	EXPECT_TRUE(answered) TH_LOG("the cancel waited for the reader's mutex");
 	EXPECT_EQ(sizeof(struct retire_cqe), rd.ret);
@@ -1164,7 +1169,6 @@ TEST_F(rg, cancel_retire_and_return_never_wait_behind_a_faulting_reader)
 			     2000));
 	rg_retire(_metadata, self->r, &self->log, h1, 5000);
 	munmap(area, RT_PAGE);
-	close(uffd);
 }
 
 /* ---- issue 14: the documentation agrees with the module ---------------- */

@@ -74,12 +74,18 @@
  * events as they happen, and debugfs shows both and every live request
  */
 #define RETIRE_FEAT_HISTORY	(1ULL << 9)
+/*
+ * RETIRE_IOC_CANCEL_MATCH and RETIRE_OP_CANCEL_MATCH: cancel every request
+ * of a key, or of the context, and wait for their terminal events
+ */
+#define RETIRE_FEAT_CANCEL_MATCH (1ULL << 10)
 
 #define RETIRE_FEAT_ALL		(RETIRE_FEAT_GENL | RETIRE_FEAT_REQUESTS | \
 				 RETIRE_FEAT_SIM | RETIRE_FEAT_ADMISSION | \
 				 RETIRE_FEAT_ENTER | RETIRE_FEAT_RINGS | \
 				 RETIRE_FEAT_ONE_RECORD | RETIRE_FEAT_ENGINES | \
-				 RETIRE_FEAT_EDU | RETIRE_FEAT_HISTORY)
+				 RETIRE_FEAT_EDU | RETIRE_FEAT_HISTORY | \
+				 RETIRE_FEAT_CANCEL_MATCH)
 
 /*
  * struct retire_limits - per-context bounds.
@@ -206,6 +212,49 @@ struct retire_handle_arg {
 	__u64 handle;
 	__u32 flags;
 	__u32 pad;
+	__u64 reserved[2];
+};
+
+/*
+ * RETIRE_IOC_CANCEL_MATCH flags: exactly one of KEY and ANY names the
+ * requests. Every flag must be listed in RETIRE_CANCEL_F_ALL.
+ */
+/* the requests submitted with @key */
+#define RETIRE_CANCEL_F_KEY	(1U << 0)
+/* every request of the context (@key must be 0) */
+#define RETIRE_CANCEL_F_ANY	(1U << 1)
+/* then wait until none of them is waiting or on the device */
+#define RETIRE_CANCEL_F_WAIT	(1U << 2)
+
+#define RETIRE_CANCEL_F_ALL	(RETIRE_CANCEL_F_KEY | RETIRE_CANCEL_F_ANY | \
+				 RETIRE_CANCEL_F_WAIT)
+
+/*
+ * struct retire_cancel_match - RETIRE_IOC_CANCEL_MATCH's argument: cancel
+ * every request it names that is waiting or on the device, each as
+ * RETIRE_IOC_CANCEL by its handle would (its CANCEL_ACK record, counted).
+ * @key:	in: with RETIRE_CANCEL_F_KEY, the key; else 0.
+ * @timeout_ns:	in: with RETIRE_CANCEL_F_WAIT, the most to wait (0: no
+ *		bound); else 0.
+ * @flags:	in: RETIRE_CANCEL_F_*.
+ * @found:	out: requests found waiting or on the device.
+ * @kept:	out: how many of them the device kept (-EALREADY): each ends
+ *		with its own terminal event.
+ * @pending:	out: with RETIRE_CANCEL_F_WAIT, the requests named still
+ *		waiting or on the device when the call returned: 0, unless
+ *		it failed with -ETIME or -EINTR.
+ * @reserved:	in: must be 0.
+ *
+ * Returns 0; -ETIME (the requests stay the caller's, unretired, as after
+ * any cancel); -EINTR.
+ */
+struct retire_cancel_match {
+	__u64 key;
+	__u64 timeout_ns;
+	__u32 flags;
+	__u32 found;
+	__u32 kept;
+	__u32 pending;
 	__u64 reserved[2];
 };
 
@@ -750,25 +799,35 @@ struct retire_epoch_arg {
 #define RETIRE_OP_RETURN	5
 /* RETIRE_TOKEN_HANDOFF of the token @handle; the new one comes back in @handle */
 #define RETIRE_OP_HANDOFF	6
+/*
+ * RETIRE_IOC_CANCEL_MATCH of @key (@flags: RETIRE_CANCEL_F_KEY) or of every
+ * request (RETIRE_CANCEL_F_ANY), without waiting: @result is how many it
+ * found, @handle how many of those the device kept
+ */
+#define RETIRE_OP_CANCEL_MATCH	7
 
 /*
  * struct retire_op - one operation of a RETIRE_IOC_ENTER batch.
  * @opcode:	in: RETIRE_OP_*.
- * @flags:	in: SUBMIT: RETIRE_SQE_F_*; else 0.
+ * @flags:	in: SUBMIT: RETIRE_SQE_F_*; CANCEL_MATCH: RETIRE_CANCEL_F_KEY
+ *		or _ANY; else 0.
  * @user_data:	in: SUBMIT: as struct retire_sqe; else 0.
  * @buf:	in: SUBMIT: as struct retire_sqe; else 0.
  * @offset:	in: SUBMIT: as struct retire_sqe; else 0.
  * @len:	in: SUBMIT: as struct retire_sqe; else 0.
  * @deadline_ns: in: SUBMIT: as struct retire_sqe; else 0.
- * @key:	in: SUBMIT: as struct retire_sqe; else 0.
+ * @key:	in: SUBMIT: as struct retire_sqe; CANCEL_MATCH: with
+ *		RETIRE_CANCEL_F_KEY; else 0.
  * @dev_flags:	in: SUBMIT: as struct retire_sqe; else 0.
  * @error:	in: RETURN: 0 or the consumer's -errno; else 0.
  * @handle:	SUBMIT: out only (ignored on input): the new request's
- *		handle if @result is 0, else 0. Other operations: in: the
- *		handle the operation names; out: BORROW and HANDOFF: the
+ *		handle if @result is 0, else 0. CANCEL_MATCH: out only: the
+ *		requests found that the device kept. Other operations: in:
+ *		the handle the operation names; out: BORROW and HANDOFF: the
  *		new token's, if @result is 0; else unchanged.
  * @result:	out: 0, or the -errno the operation's own ioctl would have
- *		returned; the operation then changed nothing.
+ *		returned; the operation then changed nothing. CANCEL_MATCH:
+ *		the requests found (0 or more), or -EINVAL.
  * @pad:	in: must be 0.
  */
 struct retire_op {
@@ -1132,5 +1191,6 @@ struct retire_history_arg {
 #define RETIRE_IOC_ENGINES	_IOWR(RETIRE_IOC_MAGIC, 0x10, struct retire_engines_arg)
 #define RETIRE_IOC_CONTEXT	_IOWR(RETIRE_IOC_MAGIC, 0x11, struct retire_context_arg)
 #define RETIRE_IOC_HISTORY	_IOWR(RETIRE_IOC_MAGIC, 0x12, struct retire_history_arg)
+#define RETIRE_IOC_CANCEL_MATCH	_IOWR(RETIRE_IOC_MAGIC, 0x13, struct retire_cancel_match)
 
 #endif /* _UAPI_LINUX_RETIRE_H */

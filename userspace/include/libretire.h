@@ -63,6 +63,17 @@ int retire_submit_requests(struct retire *r, struct retire_sqe *sqes,
 			   unsigned int nr);
 int retire_cancel_request(struct retire *r, __u64 handle);
 int retire_retire_request(struct retire *r, __u64 handle);
+/*
+ * Cancel by match (RETIRE_FEAT_CANCEL_MATCH): every request of @key, or of
+ * the context, that is waiting or on the device. Each returns how many it
+ * found; @kept (may be NULL) how many of those the device kept.
+ * retire_cancel_sync() then waits for their terminal events: 0, or -ETIME
+ * with *@pending still in flight.
+ */
+int retire_cancel_key(struct retire *r, __u64 key, __u32 *kept);
+int retire_cancel_all(struct retire *r, __u32 *kept);
+int retire_cancel_sync(struct retire *r, __u32 flags, __u64 key,
+		       __u64 timeout_ns, __u32 *pending);
 
 /* borrow tokens */
 int retire_borrow_token(struct retire *r, __u64 request, __u64 *token);
@@ -127,6 +138,15 @@ static inline void retire_prep_return(struct retire_op *op, __u64 token,
 static inline void retire_prep_handoff(struct retire_op *op, __u64 token)
 {
 	retire_prep_op(op, RETIRE_OP_HANDOFF, token);
+}
+
+/* RETIRE_CANCEL_F_KEY with @key, or RETIRE_CANCEL_F_ANY with @key 0 */
+static inline void retire_prep_cancel_match(struct retire_op *op,
+					    __u32 flags, __u64 key)
+{
+	retire_prep_op(op, RETIRE_OP_CANCEL_MATCH, 0);
+	op->flags = flags;
+	op->key = key;
 }
 
 int retire_enter(struct retire *r, struct retire_op *ops, unsigned int nr_ops,

@@ -274,6 +274,58 @@ int retire_retire_request(struct retire *r, __u64 handle)
 	return retire_handle_ioctl(r, RETIRE_IOC_RETIRE, handle);
 }
 
+/* RETIRE_IOC_CANCEL_MATCH, its answer in @m */
+static int retire_cancel_match_ioctl(struct retire *r, __u32 flags,
+				     __u64 key, __u64 timeout_ns,
+				     struct retire_cancel_match *m)
+{
+	if (!r)
+		return -EINVAL;
+	memset(m, 0, sizeof(*m));
+	m->flags = flags;
+	m->key = key;
+	m->timeout_ns = timeout_ns;
+	return __retire_ioctl(r->fd, RETIRE_IOC_CANCEL_MATCH, m);
+}
+
+static int retire_cancel_found(struct retire *r, __u32 flags, __u64 key,
+			       __u32 *kept)
+{
+	struct retire_cancel_match m;
+	int ret = retire_cancel_match_ioctl(r, flags, key, 0, &m);
+
+	if (ret < 0)
+		return ret;
+	if (kept)
+		*kept = m.kept;
+	return m.found > INT_MAX ? INT_MAX : (int)m.found;
+}
+
+int retire_cancel_key(struct retire *r, __u64 key, __u32 *kept)
+{
+	return retire_cancel_found(r, RETIRE_CANCEL_F_KEY, key, kept);
+}
+
+int retire_cancel_all(struct retire *r, __u32 *kept)
+{
+	return retire_cancel_found(r, RETIRE_CANCEL_F_ANY, 0, kept);
+}
+
+int retire_cancel_sync(struct retire *r, __u32 flags, __u64 key,
+		       __u64 timeout_ns, __u32 *pending)
+{
+	struct retire_cancel_match m;
+	int ret;
+
+	if (flags & ~(__u32)(RETIRE_CANCEL_F_KEY | RETIRE_CANCEL_F_ANY))
+		return -EINVAL;
+	ret = retire_cancel_match_ioctl(r, flags | RETIRE_CANCEL_F_WAIT, key,
+					timeout_ns, &m);
+	if (pending)
+		*pending = ret == -ETIME ? m.pending : 0;
+	return ret;
+}
+
 /* ---- borrow tokens ------------------------------------------------------ */
 
 static int retire_token_ioctl(struct retire *r, __u32 op, __u64 handle,

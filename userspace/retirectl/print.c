@@ -30,6 +30,7 @@ static const char *const feature_names[] = {
 	"engines",
 	"edu",
 	"history",
+	"cancel_match",
 };
 
 _Static_assert((1ULL << ARRAY_SIZE(feature_names)) - 1 == RETIRE_FEAT_ALL,
