@@ -367,7 +367,7 @@ static void *cm_submitter(void *arg)
 		i++;
 		if (!rt_submit_key(x->r, x->buf[i % NBUF], 0, 64,
 				   RETIRE_DEV_READ, i, 0, KEY_A, &h))
-			x->admitted++;
+			__atomic_add_fetch(&x->admitted, 1, __ATOMIC_RELAXED);
 		else
 			rt_msleep(1);
 	}
@@ -402,7 +402,12 @@ TEST_F(cm, cancels_racing_a_submitter_on_one_fd_end_every_request_once)
 	ASSERT_EQ(0, rt_stats(self->r, &s0));
 	ASSERT_EQ(0, rt_set_latency(self->r, 0, 2 * RT_MS));
 	ASSERT_EQ(0, pthread_create(&t, NULL, cm_submitter, &x));
-	for (i = 0; i < 40; i++) {
+	/* the submitter must be at work before the cancels race it */
+	EXPECT_TRUE(RT_POLL_UNTIL(__atomic_load_n(&x.admitted,
+						  __ATOMIC_RELAXED) > 0,
+				  5000, 1));
+	for (i = 0; i < 2000 && (i < 40 ||
+	     __atomic_load_n(&x.admitted, __ATOMIC_RELAXED) < 20); i++) {
 		ret = retire_cancel_sync(self->r, RETIRE_CANCEL_F_KEY, KEY_A,
 					 5 * RT_MS, &pending);
 		EXPECT_TRUE(ret == 0 || ret == -ETIME) TH_LOG("ret %d", ret);
