@@ -180,8 +180,11 @@ static int retire_sqe_run(struct retire_ctx *ctx, struct retire_sqe *sqe,
 	int ret;
 
 	static_assert(ARRAY_SIZE(sqe->reserved) == 2);
-	if (sqe->pad || sqe->reserved[0] || sqe->reserved[1])
+	if ((sqe->pad && !(sqe->flags & RETIRE_SQE_F_IN_FENCE)) ||
+	    sqe->reserved[0] || sqe->reserved[1])
 		op.flags |= RETIRE_SQE_F_MALFORMED;
+	else if (sqe->flags & RETIRE_SQE_F_IN_FENCE)
+		op.in_fence = sqe->in_fence;
 	ret = retire_op_run(ctx, &op, now);
 	sqe->handle = op.handle;
 	return ret;
@@ -228,7 +231,8 @@ static long retire_ioctl_submit(struct retire_ctx *ctx, unsigned int cmd,
 	for (i = 0; i < sub.nr; i++) {
 		sqes[i].handle = 0;
 		sqes[i].result = retire_sqe_run(ctx, &sqes[i], now);
-		if (!sqes[i].result)
+		/* 0, or the out-fence's fd: admitted */
+		if (sqes[i].result >= 0)
 			sub.submitted++;
 	}
 	mutex_unlock(&ctx->mutex);

@@ -28,6 +28,7 @@
 #include "ctx.h"
 #include "debugfs.h"
 #include "engine.h"
+#include "fence.h"
 #include "history.h"
 #include "main.h"
 #include "netlink.h"
@@ -316,6 +317,7 @@ static void retire_ctx_free_work(struct work_struct *work)
 	mutex_unlock(&retire_ctx_list_mutex);
 	cancel_work_sync(&ctx->reap_work);
 	cancel_work_sync(&ctx->activate_work);
+	retire_fences_fini(ctx);
 	/*
 	 * The last stale counters go out now rather than never, sent from
 	 * here: flushing the pending work would wait for a worker of this
@@ -398,6 +400,7 @@ struct retire_ctx *retire_ctx_create(struct retire_engine *engine)
 	INIT_WORK(&ctx->free_work, retire_ctx_free_work);
 	INIT_DELAYED_WORK(&ctx->ntf_work, retire_ctx_ntf_work);
 	INIT_WORK(&ctx->health_work, retire_ctx_health_work);
+	retire_fences_init(ctx);
 	ctx->owner = get_pid(task_tgid(current));
 	ctx->uid = current_euid();
 	get_task_comm(ctx->comm, current);
@@ -552,7 +555,8 @@ void retire_ctx_release(struct retire_ctx *ctx)
 	do {
 		spin_lock_irq(&ctx->lock);
 		for (n = 0; n < RETIRE_CTX_BATCH; n++) {
-			req = retire_keys_any_waiting_locked(ctx);
+			req = retire_keys_any_waiting_locked(ctx) ?:
+			      retire_gate_first_locked(ctx);
 			if (!req)
 				break;
 			req->cancel_requested = true;

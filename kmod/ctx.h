@@ -5,6 +5,7 @@
 #include <linux/hrtimer.h>
 #include <linux/kref.h>
 #include <linux/list.h>
+#include <linux/llist.h>
 #include <linux/mutex.h>
 #include <linux/sched.h>
 #include <linux/spinlock.h>
@@ -12,6 +13,7 @@
 #include <linux/uidgid.h>
 #include <linux/wait.h>
 #include <linux/workqueue.h>
+#include <linux/xarray.h>
 #include <linux/retire.h>
 
 #include "engine.h"
@@ -100,6 +102,10 @@ struct retire_ring;
  *		behind after RETIRE_CTX_BATCH that an engine ran inline.
  * @reap_work:	the reaper, run on the module's workqueue.
  * @free_work:	frees the context after its last reference.
+ * @fences:	the out-fences of requests in flight, by slot index.
+ * @gates:	the gated requests' waits for their in-fences.
+ * @gates_done:	the waits whose fence has signalled, for @gate_work.
+ * @gate_work:	lets the requests of @gates_done go on (fence.c).
  * @reaped:	bit 0: the reaper dropped the reference release() gave it.
  * @engine:	the device behind this context, held; changed only under
  *		@mutex and @lock while no request is unretired.
@@ -159,6 +165,10 @@ struct retire_ctx {
 	struct work_struct activate_work;
 	struct work_struct reap_work;
 	struct work_struct free_work;
+	struct xarray fences;		/* written under @lock */
+	struct list_head gates;		/* protected by @lock */
+	struct llist_head gates_done;
+	struct work_struct gate_work;
 	unsigned long reaped;
 	struct retire_engine *engine;
 	struct retire_ring *ring;

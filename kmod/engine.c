@@ -32,6 +32,7 @@
 #include "compat.h"
 #include "ctx.h"
 #include "engine.h"
+#include "fence.h"
 #include "netlink.h"
 #include "req.h"
 #include "stats.h"
@@ -476,10 +477,14 @@ void retire_engine_complete(struct retire_ctx *ctx, u64 handle,
 			    const struct retire_engine_result *res)
 {
 	unsigned long flags;
+	bool cookie;
 
+	/* it signals the request's out-fence: the kernel's fence rules hold */
+	cookie = retire_signalling_begin();
 	spin_lock_irqsave(&ctx->lock, flags);
 	retire_engine_complete_locked(ctx, handle, res);
 	spin_unlock_irqrestore(&ctx->lock, flags);
+	retire_signalling_end(cookie);
 }
 EXPORT_SYMBOL_GPL(retire_engine_complete);
 

@@ -124,6 +124,8 @@ static const char * const retire_event_names[] = {
 	[RETIRE_EV_STALE] = "stale",
 	[RETIRE_EV_QUARANTINE] = "quarantine",
 	[RETIRE_EV_RESET] = "reset",
+	[RETIRE_EV_FENCE] = "fence",
+	[RETIRE_EV_GATE] = "gate",
 };
 
 /**

@@ -84,6 +84,12 @@ static __always_inline void retire_event_at_locked(struct retire_ctx *ctx,
 	case RETIRE_EV_RESET:
 		trace_reset(ctx->id, handle, value, aux);
 		break;
+	case RETIRE_EV_FENCE:
+		trace_fence(ctx->id, handle, value, aux);
+		break;
+	case RETIRE_EV_GATE:
+		trace_gate(ctx->id, handle, value, aux);
+		break;
 	}
 	ev = &h->ev[h->recorded++ & (RETIRE_HISTORY_LEN - 1)];
 	ev->time_ns = ktime_to_ns(now);

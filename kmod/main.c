@@ -22,6 +22,7 @@
 #include "ctx.h"
 #include "debugfs.h"
 #include "engine.h"
+#include "fence.h"
 #include "netlink.h"
 #include "slot.h"
 
@@ -103,7 +104,8 @@ void retire_info_fill(struct retire_info *info)
 	memset(info, 0, sizeof(*info));
 	info->abi_version = RETIRE_ABI_VERSION;
 	/* the core's, and what the registered engines add */
-	info->features = RETIRE_FEATURES | retire_engine_features();
+	info->features = RETIRE_FEATURES | RETIRE_FENCE_FEATURES |
+			 retire_engine_features();
 	retire_caps_get(&info->caps);
 }
 EXPORT_SYMBOL_IF_KUNIT(retire_info_fill);

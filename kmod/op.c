@@ -11,6 +11,7 @@
 
 #include "cancel.h"
 #include "ctx.h"
+#include "fence.h"
 #include "op.h"
 #include "records.h"
 #include "req.h"
@@ -38,7 +39,8 @@ static int retire_cancel_match_check(u32 flags, u64 key)
 }
 
 /*
- * SUBMIT, BORROW and HANDOFF run under ctx->mutex: they may grow a table.
+ * SUBMIT, BORROW, HANDOFF and FENCE run under ctx->mutex: they may grow a
+ * table.
  * CANCEL, CANCEL_MATCH, RETIRE and RETURN take ctx->lock alone, so that a
  * single one never waits behind a reader faulting in its records under the
  * mutex.
@@ -46,18 +48,20 @@ static int retire_cancel_match_check(u32 flags, u64 key)
 static bool retire_op_needs_mutex(u32 opcode)
 {
 	return opcode == RETIRE_OP_SUBMIT || opcode == RETIRE_OP_BORROW ||
-	       opcode == RETIRE_OP_HANDOFF;
+	       opcode == RETIRE_OP_HANDOFF || opcode == RETIRE_OP_FENCE;
 }
 
 /*
- * The operation's shape: known opcode, @pad zero, @error only for RETURN,
- * @flags and @key only for SUBMIT and CANCEL_MATCH, the request's other
- * fields only for SUBMIT, which checks their values itself (after the
- * injected failure's ordinal: an entry of the wrong shape is no attempt).
+ * The operation's shape: known opcode, @pad zero (but SUBMIT's in-fence),
+ * @error only for RETURN, @flags and @key only for SUBMIT and
+ * CANCEL_MATCH, the request's other fields only for SUBMIT, which checks
+ * their values itself (after the injected failure's ordinal: an entry of
+ * the wrong shape is no attempt).
  */
 static int retire_op_check(const struct retire_op *op)
 {
-	if (op->pad)
+	if (op->pad && !(op->opcode == RETIRE_OP_SUBMIT &&
+			 op->flags & RETIRE_SQE_F_IN_FENCE))
 		return -EINVAL;
 	switch (op->opcode) {
 	case RETIRE_OP_SUBMIT:
@@ -74,6 +78,7 @@ static int retire_op_check(const struct retire_op *op)
 	case RETIRE_OP_RETIRE:
 	case RETIRE_OP_BORROW:
 	case RETIRE_OP_HANDOFF:
+	case RETIRE_OP_FENCE:
 		if (op->error)
 			return -EINVAL;
 		break;
@@ -96,7 +101,8 @@ static int retire_op_check(const struct retire_op *op)
  * validated once, the same way whichever command carried it.
  *
  * Return: the operation's result, -EINVAL for one of the wrong shape;
- * CANCEL_MATCH's is the number of requests it found.
+ * CANCEL_MATCH's is the number of requests it found, FENCE's (and an
+ * out-fenced SUBMIT's) a file descriptor.
  */
 int retire_op_run(struct retire_ctx *ctx, struct retire_op *op, ktime_t now)
 {
@@ -126,6 +132,8 @@ int retire_op_run(struct retire_ctx *ctx, struct retire_op *op, ktime_t now)
 		ret = retire_req_cancel_match(ctx, op->flags, op->key, &kept);
 		op->handle = kept;
 		return ret;
+	case RETIRE_OP_FENCE:
+		return retire_fence_get(ctx, op->handle);
 	case RETIRE_OP_BORROW:
 		ret = retire_token_borrow(ctx, op->handle, &token);
 		break;

@@ -31,6 +31,7 @@
 #include "history.h"
 #include "keys.h"
 #include "engine.h"
+#include "fence.h"
 #include "req.h"
 #include "stats.h"
 
@@ -115,7 +116,10 @@ void retire_req_terminate_locked(struct retire_ctx *ctx,
 		retire_keys_end_locked(ctx, req);
 	} else {
 		ctx->waiting_nr--;
-		retire_keys_unwait_locked(ctx, req);
+		if (req->gated)
+			retire_gate_cancel_locked(ctx, req);
+		else
+			retire_keys_unwait_locked(ctx, req);
 	}
 	retire_deadline_disarm(ctx, req);
 
@@ -149,6 +153,9 @@ void retire_req_terminate_locked(struct retire_ctx *ctx,
 				       now);
 	retire_event_at_locked(ctx, RETIRE_EV_TERMINAL, req->handle,
 			       req->error, req->outcome, now);
+	/* the moment device access ended, and not retirement: fence.c */
+	if (req->fenced)
+		retire_fence_signal_locked(ctx, req);
 	/*
 	 * The device's own terminal event is the evidence quarantine waited
 	 * for: no access follows it, so the request may retire like any
@@ -256,7 +263,9 @@ static int retire_refuse_locked(struct retire_ctx *ctx, int err,
  *		of it handed over at once
  *
  * Checks, in order: the injected failure of every Nth attempt (-EIO);
- * quarantine (-ENOTRECOVERABLE); the entry (-EINVAL); the engine, whose
+ * quarantine (-ENOTRECOVERABLE); the entry (-EINVAL); its fences: an
+ * in-fence that names no open file (-EBADF) or no sync_file (-EINVAL), an
+ * out-fence with no fd free (-EMFILE); the engine, whose
  * device may be gone (-ENODEV); the buffer
  * (-ENOENT stale, -EINVAL range, -EBUSY attached); the bounds: unretired
  * requests (-ENOSPC), reserved bytes (-EDQUOT), and, for a request that
@@ -268,6 +277,7 @@ static int retire_refuse_locked(struct retire_ctx *ctx, int err,
 int retire_submit_one(struct retire_ctx *ctx, struct retire_op *op,
 		      ktime_t now)
 {
+	struct retire_fence_prep fp = { .fd = -1 };
 	struct retire_deadline *dl = NULL;
 	struct retire_buf *buf;
 	struct retire_req *req;
@@ -287,6 +297,8 @@ int retire_submit_one(struct retire_ctx *ctx, struct retire_op *op,
 	ret = retire_submit_check(op);
 	if (!ret)
 		ret = retire_deadline_new(op->deadline_ns, &dl);
+	if (!ret && op->flags & (RETIRE_SQE_F_OUT_FENCE | RETIRE_SQE_F_IN_FENCE))
+		ret = retire_fence_prepare(op, &fp);
 
 	spin_lock_irq(&ctx->lock);
 	if (ctx->quarantined) {
@@ -342,23 +354,30 @@ int retire_submit_one(struct retire_ctx *ctx, struct retire_op *op,
 					   RETIRE_ST_REFUSED_RESERVED);
 		goto out_unlock;
 	}
-	activate = retire_may_activate_locked(ctx, op->key);
+	/* one that waits for its in-fence waits whatever room there is */
+	activate = !fp.gate && retire_may_activate_locked(ctx, op->key);
 	if (!activate && ctx->waiting_nr >= ctx->limits.max_waiting) {
 		ret = retire_refuse_locked(ctx, -ENOBUFS,
 					   RETIRE_ST_REFUSED_WAITING);
 		goto out_unlock;
 	}
-	req = retire_slot_alloc_locked(&ctx->reqs, &handle);
-	if (!req) {
+	if (ctx->reqs.free_head == RETIRE_SLOT_NONE) {
 		ret = retire_refuse_locked(ctx, -EAGAIN, RETIRE_ST_REFUSED);
 		goto out_unlock;
 	}
+	/* the slot the request takes next: the last step that may fail */
+	if (retire_fence_attach_locked(ctx, ctx->reqs.free_head, &fp)) {
+		ret = retire_refuse_locked(ctx, -ENOMEM, RETIRE_ST_REFUSED);
+		goto out_unlock;
+	}
+	req = retire_slot_alloc_locked(&ctx->reqs, &handle);
 
 	/* nothing of the previous incarnation: see struct retire_req */
 	memset(&req->admission, 0, sizeof(req->admission));
 	req->dev_flags = op->dev_flags;
 	req->auto_retire = !!(op->flags & RETIRE_SQE_F_AUTO_RETIRE);
 	req->one_record = !!(op->flags & RETIRE_SQE_F_ONE_RECORD);
+	req->fenced = !!fp.out;
 	req->handle = handle;
 	req->user_data = op->user_data;
 	req->key = op->key;
@@ -380,7 +399,9 @@ int retire_submit_one(struct retire_ctx *ctx, struct retire_op *op,
 
 	retire_deadline_arm(ctx, req, dl, op->deadline_ns);
 	dl = NULL;
-	if (activate) {
+	if (retire_fence_gate_locked(ctx, req, &fp, req->t_admit)) {
+		/* held for its in-fence (fence.c) */
+	} else if (activate) {
 		retire_req_activate_locked(ctx, req, req->t_admit);
 	} else {
 		req->state = RETIRE_REQ_WAITING;
@@ -392,11 +413,12 @@ int retire_submit_one(struct retire_ctx *ctx, struct retire_op *op,
 	spin_unlock_irq(&ctx->lock);
 
 	op->handle = handle;
-	return 0;
+	return retire_fence_commit(ctx, &fp, handle);
 
 out_unlock:
 	spin_unlock_irq(&ctx->lock);
 	retire_deadline_free(dl);
+	retire_fence_abandon(&fp);
 	return ret;
 }
 EXPORT_SYMBOL_IF_KUNIT(retire_submit_one);

@@ -37,6 +37,7 @@ enum retire_req_state {
 #define RETIRE_PEND_RETIRED	BIT(4)
 
 struct retire_deadline;
+struct retire_gate;
 
 /**
  * struct retire_req - one asynchronous device operation
@@ -61,6 +62,8 @@ struct retire_deadline;
  * @ack_timed_out: its deadline had expired when the first cancel came
  * @on_ready:	on the context's ready list
  * @parked:	WAITING: parked on its key, not in the ready tree (keys.c)
+ * @fenced:	it has an out-fence, in ctx->fences at its slot (fence.c)
+ * @gated:	WAITING for its in-fence: in no key queue (fence.c)
  * @job:	the engine's job slot while ACTIVE
  * @seq:	WAITING: its admission order among waiting requests
  * @ready_next:	the next request on the ready list (a slot index)
@@ -75,9 +78,11 @@ struct retire_deadline;
  *		predicate: ctx.c)
  * @node:	WAITING and @parked: on its key's parked list; ACTIVE: on
  *		ctx->active_list, ordered by @watch_at
- * @rb:		WAITING, not @parked: in the context's ready tree
+ * @rb:		WAITING, neither @parked nor @gated: in the context's
+ *		ready tree
  * @watch_at:	ACTIVE: when the device will have held it too long: the
  *		context's timer then quarantines it
+ * @gate:	WAITING and @gated: its wait for its in-fence (fence.c)
  * @dl:		WAITING, ACTIVE: its deadline, NULL for none (cancel.c)
  * @t_terminal:	TERMINATED on: terminal event time
  * @result_len:	bytes moved (completed only)
@@ -108,19 +113,21 @@ struct retire_req {
 	struct_group(admission,	/* cleared at admission */
 		u8 pending;
 		u8 outcome;
-		u16 dev_flags:2;
-		u16 timed_out:1;
-		u16 cancel_requested:1;
-		u16 logical_done:1;
-		u16 terminal_read:1;
-		u16 consumed:1;
-		u16 auto_retire:1;
-		u16 one_record:1;
-		u16 quarantined:1;
-		u16 ack_already:1;
-		u16 ack_timed_out:1;
-		u16 on_ready:1;
-		u16 parked:1;
+		u32 dev_flags:2;
+		u32 timed_out:1;
+		u32 cancel_requested:1;
+		u32 logical_done:1;
+		u32 terminal_read:1;
+		u32 consumed:1;
+		u32 auto_retire:1;
+		u32 one_record:1;
+		u32 quarantined:1;
+		u32 ack_already:1;
+		u32 ack_timed_out:1;
+		u32 on_ready:1;
+		u32 parked:1;
+		u32 fenced:1;
+		u32 gated:1;
 		union {
 			u32 job;
 			u32 seq;
@@ -140,7 +147,10 @@ struct retire_req {
 			union {
 				struct {
 					struct list_head node;
-					ktime_t watch_at;
+					union {
+						ktime_t watch_at;
+						struct retire_gate *gate;
+					};
 				};
 				struct rb_node rb;
 			};

@@ -70,6 +70,8 @@ RETIRE_REQ_EVENT_PRINT(handoff, "token=%#llx", __entry->aux);
 RETIRE_REQ_EVENT(retire);
 RETIRE_REQ_EVENT(quarantine);
 RETIRE_REQ_EVENT(reset);
+RETIRE_REQ_EVENT_PRINT(fence, "error=%d", __entry->value);
+RETIRE_REQ_EVENT_PRINT(gate, "error=%d", __entry->value);
 
 /* a handle refused before anything it names was read */
 TRACE_EVENT(stale,

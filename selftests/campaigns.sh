@@ -33,6 +33,8 @@ campaign() {
 	ktap_print_msg "campaigns: $*"
 	out=$("$@" 2>&1)
 	st=$?
+	# what failed first, then how it ended
+	echo "$out" | grep -m 4 -A 1 'FAIL' | sed 's/^/# /'
 	echo "$out" | tail -n 40 | sed 's/^/# /'
 	if [ "$st" = 0 ]; then
 		ktap_test_pass "campaigns: $name"

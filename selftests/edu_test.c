@@ -190,6 +190,19 @@ static __u64 phys_of(void *p)
 	return (ent & ((1ULL << 55) - 1)) * RT_PAGE;
 }
 
+#define EDU_AREA	(16 << 20)
+
+/* a page of @m[0..EDU_AREA) beyond the DMA mask, or NULL */
+static unsigned char *edu_high_page(unsigned char *m)
+{
+	size_t i;
+
+	for (i = 0; i < EDU_AREA; i += RT_PAGE)
+		if (phys_of(m + i) > EDU_MASK)
+			return m + i;
+	return NULL;
+}
+
 /*
  * A page of user memory beyond the 28-bit mask cannot be reached by the
  * device: the DMA API bounces it (swiotlb), both ways, and the bytes are
@@ -197,22 +210,18 @@ static __u64 phys_of(void *p)
  */
 TEST_F(edu, a_buffer_beyond_the_dma_mask_is_bounced_both_ways)
 {
-	const size_t area = 16 << 20;
+	const size_t area = EDU_AREA;
 	static unsigned char want[RT_PAGE];
 	struct retire_engine_info after;
-	unsigned char *m, *page = NULL;
+	unsigned char *m, *page;
 	struct retire_cqe c;
-	__u64 buf, phys = 0;
+	__u64 buf, phys;
 	size_t i;
 
 	m = mmap(NULL, area, PROT_READ | PROT_WRITE,
 		 MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, -1, 0);
 	ASSERT_NE(MAP_FAILED, m);
-	for (i = 0; i < area && !page; i += RT_PAGE) {
-		phys = phys_of(m + i);
-		if (phys > EDU_MASK)
-			page = m + i;
-	}
+	page = edu_high_page(m);
 	if (!page)
 		SKIP(goto out, "no page of 16 MiB lies beyond the DMA mask");
 	for (i = 0; i < RT_PAGE; i++)
@@ -241,6 +250,50 @@ TEST_F(edu, a_buffer_beyond_the_dma_mask_is_bounced_both_ways)
 	EXPECT_EQ(0, retire_unregister_buffer(self->r, buf));
 out:
 	munmap(m, area);
+}
+
+/*
+ * The out-fence signals only after the request's last dma_unmap: a
+ * bounced DMA_FROM_DEVICE transfer's bytes reach the buffer at the unmap,
+ * so a fence signalled before it would let a waiter, who reads no record,
+ * find the pattern missing.
+ */
+TEST_F(edu, the_out_fence_signals_after_the_last_unmap)
+{
+	struct pollfd p = { .events = POLLIN };
+	struct retire_info info;
+	unsigned char *m, *page;
+	struct retire_sqe sqe;
+	__u64 buf;
+
+	ASSERT_EQ(0, retire_get_info(self->r, &info));
+	if (!(info.features & RETIRE_FEAT_FENCES))
+		SKIP(return, "a module without fences");
+	m = mmap(NULL, EDU_AREA, PROT_READ | PROT_WRITE,
+		 MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, -1, 0);
+	ASSERT_NE(MAP_FAILED, m);
+	page = edu_high_page(m);
+	if (!page)
+		SKIP(goto out, "no page of 16 MiB lies beyond the DMA mask");
+	memset(page, 0, RT_PAGE);
+	ASSERT_EQ(0, retire_pin_buffer(self->r, page, RT_PAGE, &buf));
+	retire_prep_request(&sqe, buf, 0, RT_PAGE, RETIRE_DEV_WRITE, 0x3c);
+	sqe.flags = RETIRE_SQE_F_OUT_FENCE;
+	ASSERT_EQ(1, retire_submit_requests(self->r, &sqe, 1));
+	p.fd = sqe.result;
+	ASSERT_LE(0, p.fd);
+	ASSERT_EQ(1, poll(&p, 1, 20000));
+	/* no record read: the fence alone says the device is done */
+	EXPECT_EQ(-1, rt_check_pattern(page, RT_PAGE, 0x3c));
+	close(p.fd);
+	ASSERT_EQ(0, rt_wait(self->r, &self->log, sqe.handle,
+			     RETIRE_REC_TERMINAL, NULL, 20000));
+	ASSERT_EQ(0, retire_retire_request(self->r, sqe.handle));
+	ASSERT_EQ(0, rt_wait(self->r, &self->log, sqe.handle,
+			     RETIRE_REC_RETIRED, NULL, 2000));
+	EXPECT_EQ(0, retire_unregister_buffer(self->r, buf));
+out:
+	munmap(m, EDU_AREA);
 }
 
 /*

@@ -48,9 +48,11 @@
 #include <pthread.h>
 #include <signal.h>
 #include <stdarg.h>
+#include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
+#include <linux/sync_file.h>
 
 #include "campaign_balance.h"
 
@@ -91,7 +93,7 @@ static const int errno_of[B_NR] = {
 /* a SUBMIT entry's refusals */
 #define M_SQE	(M(EINVAL) | M(ENOENT) | M(EBUSY) | M(ENOSPC) | M(EDQUOT) | \
 		 M(ENOBUFS) | M(ENOTRECOVERABLE) | M(EIO) | M(EAGAIN) | \
-		 M(ENOMEM))
+		 M(ENOMEM) | M(EBADF) | M(EMFILE))
 
 static bool errno_allowed(int err, unsigned int mask)
 {
@@ -132,6 +134,7 @@ struct thr {
 	struct region user[MAX_USERMEM];	/* memory we pin */
 	unsigned int nuser;
 	size_t user_bytes;
+	int fence_fd;		/* the last fence the module gave, or -1 */
 };
 
 struct ent {
@@ -869,10 +872,42 @@ static void fill_sqe(struct thr *t, struct retire_sqe *s)
 			break;
 		}
 	}
+	/* fences: one out now and then, in from the last one given */
+	if (chance(t, 16))
+		s->flags |= RETIRE_SQE_F_OUT_FENCE;
+	if (chance(t, 16)) {
+		s->flags |= RETIRE_SQE_F_IN_FENCE;
+		s->in_fence = chance(t, 4) ? (int)rnd(t, 64) - 1 : t->fence_fd;
+	}
 	poke(t, &s->flags, sizeof(s->flags));
 	poke(t, &s->pad, sizeof(s->pad));
 	poke(t, &s->result, sizeof(s->result));
 	poke(t, s->reserved, sizeof(s->reserved));
+}
+
+/* did an operation's non-negative result give a sync_file fd? */
+static bool gives_fd(__u32 opcode, __u32 flags, int result)
+{
+	return result >= 0 &&
+	       (opcode == RETIRE_OP_FENCE ||
+		(opcode == RETIRE_OP_SUBMIT && flags & RETIRE_SQE_F_OUT_FENCE));
+}
+
+/*
+ * A fence fd the module gave must be a sync_file of one fence; it is kept
+ * as this thread's next in-fence, the one before it closed.
+ */
+static void fence_fd(struct thr *t, int fd)
+{
+	struct sync_file_info info;
+
+	memset(&info, 0, sizeof(info));
+	if (ioctl(fd, SYNC_IOC_FILE_INFO, &info) || info.num_fences != 1)
+		fail(t, "fd %d the module gave is no sync_file of one fence",
+		     fd);
+	if (t->fence_fd >= 0)
+		close(t->fence_fd);
+	t->fence_fd = fd;
 }
 
 static void submit_results(struct thr *t, struct retire_sqe *sq,
@@ -881,7 +916,10 @@ static void submit_results(struct thr *t, struct retire_sqe *sq,
 	unsigned int i, ok = 0;
 
 	for (i = 0; i < nr; i++) {
-		if (!sq[i].result) {
+		if (gives_fd(RETIRE_OP_SUBMIT, sq[i].flags, sq[i].result))
+			fence_fd(t, sq[i].result);
+		if (sq[i].result >= 0 &&
+		    (!sq[i].result || sq[i].flags & RETIRE_SQE_F_OUT_FENCE)) {
 			ok++;
 			pool_put(t, &g_reqs, sq[i].handle, 0, 0);
 			continue;
@@ -1027,15 +1065,21 @@ static void op_reap(struct thr *t)
 		harvest(t, c, rp->reaped);
 }
 
-/* one operation of an ENTER batch: any opcode, handles from the pools */
-static void fill_op(struct thr *t, struct retire_op *o)
+/*
+ * One operation of an ENTER batch: any opcode, handles from the pools.
+ * For the submission ring (@ring) none that makes an fd: other threads
+ * rewrite its entries while it runs, so a result read back is no proof
+ * of an fd to close.
+ */
+static void fill_op(struct thr *t, struct retire_op *o, bool ring)
 {
 	struct retire_sqe s;
 
 	memset(o, 0, sizeof(*o));
 	/* a cancel by match now and then: often, nothing would stay long */
 	o->opcode = chance(t, 32) ? RETIRE_OP_CANCEL_MATCH :
-				    RETIRE_OP_SUBMIT + rnd(t, 6);
+		    chance(t, 16) && !ring ? RETIRE_OP_FENCE :
+					     RETIRE_OP_SUBMIT + rnd(t, 6);
 	switch (o->opcode) {
 	case RETIRE_OP_CANCEL_MATCH:
 		if (chance(t, 2)) {
@@ -1056,7 +1100,11 @@ static void fill_op(struct thr *t, struct retire_op *o)
 		o->key = s.key;
 		o->dev_flags = s.dev_flags;
 		o->flags = chance(t, 2) ? RETIRE_SQE_F_AUTO_RETIRE : s.flags;
+		if (ring)
+			o->flags &= ~RETIRE_SQE_F_OUT_FENCE;
+		o->in_fence = s.in_fence;
 		break;
+	case RETIRE_OP_FENCE:
 	case RETIRE_OP_CANCEL:
 	case RETIRE_OP_RETIRE:
 	case RETIRE_OP_BORROW:
@@ -1073,7 +1121,8 @@ static void fill_op(struct thr *t, struct retire_op *o)
 	if (mutate(t, 12)) {
 		switch (rnd(t, 4)) {
 		case 0:
-			o->opcode = rnd(t, 2) ? 0 : 8 + rnd(t, 100);
+			o->opcode = rnd(t, 2) ? 0 : RETIRE_OP_FENCE + 1 +
+						     rnd(t, 100);
 			break;
 		case 1:
 			o->error = rnd(t, 2) ? 1 + rnd(t, 100) : -5000;
@@ -1108,7 +1157,7 @@ static void op_enter(struct thr *t)
 	long ret;
 
 	for (i = 0; i < nr; i++)
-		fill_op(t, &o[i]);
+		fill_op(t, &o[i], false);
 	e->ops = (unsigned long)o;
 	e->nr_ops = nr;
 	e->cqes = (unsigned long)c;
@@ -1152,6 +1201,10 @@ static void op_enter(struct thr *t)
 		return;
 	}
 	for (i = 0; i < e->done; i++) {
+		if (gives_fd(o[i].opcode, o[i].flags, o[i].result)) {
+			fence_fd(t, o[i].result);
+			o[i].result = 0;
+		}
 		if (o[i].opcode == RETIRE_OP_SUBMIT) {
 			subs++;
 			ok += !o[i].result;
@@ -1266,13 +1319,13 @@ static void op_ring(struct thr *t)
 		/* unlocked: entries change under whoever is entering */
 		pthread_mutex_unlock(&g_ring.lock);
 		for (i = rnd(t, 8); i; i--)
-			fill_op(t, &sq[rnd(t, sq_mask + 1)]);
+			fill_op(t, &sq[rnd(t, sq_mask + 1)], true);
 		return;
 	}
 
 	k = rnd(t, g_ring.s.sq_entries + 1);
 	for (i = 0; i < k; i++)
-		fill_op(t, &sq[g_ring.sq_next++ & sq_mask]);
+		fill_op(t, &sq[g_ring.sq_next++ & sq_mask], true);
 	if (mutate(t, 12)) {
 		switch (rnd(t, 3)) {
 		case 0:		/* more queued than the ring holds */
@@ -1287,7 +1340,7 @@ static void op_ring(struct thr *t)
 			bad = true;
 			break;
 		default:	/* an entry changed after it was queued */
-			fill_op(t, &sq[(g_ring.sq_next - 1) & sq_mask]);
+			fill_op(t, &sq[(g_ring.sq_next - 1) & sq_mask], true);
 			break;
 		}
 	}
@@ -2211,6 +2264,7 @@ static int setup(void)
 		struct thr *t = &g_thr[i];
 
 		t->idx = i;
+		t->fence_fd = -1;
 		/* xorshift must not start at 0; mix SEED and the index */
 		t->rng = (opt.seed + i + 1) * 0x9e3779b97f4a7c15ULL;
 		if (!t->rng)

@@ -1071,20 +1071,27 @@ static inline bool rt_edu_present(void)
 
 #define RT_MAX_ENGINES	16
 
-/* the first edu engine listed, into *@out; 0 or -ENOENT */
-static inline int rt_edu_engine(struct retire *r,
-				struct retire_engine_info *out)
+/* the first engine listed named @name, into *@out; 0 or -ENOENT */
+static inline int rt_engine_named(struct retire *r, const char *name,
+				  struct retire_engine_info *out)
 {
 	struct retire_engine_info e[RT_MAX_ENGINES];
 	int n, i;
 
 	n = retire_list_engines(r, e, RT_MAX_ENGINES);
 	for (i = 0; i < n && i < RT_MAX_ENGINES; i++)
-		if (!strcmp(e[i].name, "edu")) {
+		if (!strcmp(e[i].name, name)) {
 			*out = e[i];
 			return 0;
 		}
 	return -ENOENT;
+}
+
+/* the first edu engine listed, into *@out; 0 or -ENOENT */
+static inline int rt_edu_engine(struct retire *r,
+				struct retire_engine_info *out)
+{
+	return rt_engine_named(r, "edu", out);
 }
 
 #endif /* RETIRE_TEST_H */

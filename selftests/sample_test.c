@@ -20,21 +20,6 @@
 #define SAMPLE_DELAY	"/sys/module/retire_sample/parameters/delay_ms"
 #define SAMPLE_CHANNELS	"/sys/module/retire_sample/parameters/channels"
 
-/* the sample engine, into *@out; 0 or -ENOENT */
-static int sample_engine(struct retire *r, struct retire_engine_info *out)
-{
-	struct retire_engine_info e[RT_MAX_ENGINES];
-	int n, i;
-
-	n = retire_list_engines(r, e, RT_MAX_ENGINES);
-	for (i = 0; i < n && i < RT_MAX_ENGINES; i++)
-		if (!strcmp(e[i].name, "sample")) {
-			*out = e[i];
-			return 0;
-		}
-	return -ENOENT;
-}
-
 FIXTURE(sample) {
 	struct retire *r;
 	struct retire_engine_info e;
@@ -45,7 +30,7 @@ FIXTURE_SETUP(sample)
 {
 	memset(&self->log, 0, sizeof(self->log));
 	RT_OPEN_OR_SKIP(self->r);
-	if (sample_engine(self->r, &self->e))
+	if (rt_engine_named(self->r, "sample", &self->e))
 		SKIP(return, "retire_sample.ko is not loaded");
 	ASSERT_EQ(0, retire_set_engine(self->r, self->e.id));
 }
@@ -140,7 +125,7 @@ TEST_F(sample, binding_is_refused_while_every_channel_is_taken)
 
 	ASSERT_LT(0, channels);
 	ASSERT_GE(16, channels);
-	ASSERT_EQ(0, sample_engine(self->r, &now));
+	ASSERT_EQ(0, rt_engine_named(self->r, "sample", &now));
 	for (i = 0; i < 16; i++) {
 		ASSERT_EQ(0, retire_open_device(&more[i], NULL, 0));
 		ret = retire_set_engine(more[i], self->e.id);

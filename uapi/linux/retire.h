@@ -79,13 +79,19 @@
  * of a key, or of the context, and wait for their terminal events
  */
 #define RETIRE_FEAT_CANCEL_MATCH (1ULL << 10)
+/*
+ * RETIRE_SQE_F_OUT_FENCE, RETIRE_SQE_F_IN_FENCE and RETIRE_OP_FENCE: a
+ * request's end of device access as a sync_file, and a sync_file to wait
+ * for before it starts (the module's kernel has CONFIG_SYNC_FILE)
+ */
+#define RETIRE_FEAT_FENCES	(1ULL << 11)
 
 #define RETIRE_FEAT_ALL		(RETIRE_FEAT_GENL | RETIRE_FEAT_REQUESTS | \
 				 RETIRE_FEAT_SIM | RETIRE_FEAT_ADMISSION | \
 				 RETIRE_FEAT_ENTER | RETIRE_FEAT_RINGS | \
 				 RETIRE_FEAT_ONE_RECORD | RETIRE_FEAT_ENGINES | \
 				 RETIRE_FEAT_EDU | RETIRE_FEAT_HISTORY | \
-				 RETIRE_FEAT_CANCEL_MATCH)
+				 RETIRE_FEAT_CANCEL_MATCH | RETIRE_FEAT_FENCES)
 
 /*
  * struct retire_limits - per-context bounds.
@@ -293,9 +299,23 @@ struct retire_cancel_match {
  * its RETIRED record when the last token returns, as ever.
  */
 #define RETIRE_SQE_F_ONE_RECORD		(1U << 1)
+/*
+ * return a sync_file fd in @result (0 or more) in place of 0: its fence
+ * signals at the request's terminal event, with the terminal event's
+ * -errno as its error (0 if completed). O_CLOEXEC.
+ */
+#define RETIRE_SQE_F_OUT_FENCE		(1U << 2)
+/*
+ * @in_fence names a sync_file fd: the request is not handed to the device
+ * before its fence signals, and fails (that fence's error, no device
+ * access) if the fence signals an error
+ */
+#define RETIRE_SQE_F_IN_FENCE		(1U << 3)
 
 #define RETIRE_SQE_F_ALL	(RETIRE_SQE_F_AUTO_RETIRE | \
-				 RETIRE_SQE_F_ONE_RECORD)
+				 RETIRE_SQE_F_ONE_RECORD | \
+				 RETIRE_SQE_F_OUT_FENCE | \
+				 RETIRE_SQE_F_IN_FENCE)
 
 /*
  * struct retire_sqe - one request of a RETIRE_IOC_SUBMIT batch.
@@ -309,9 +329,11 @@ struct retire_cancel_match {
  * @key:	in: the request's key (admission and publication use it).
  * @dev_flags:	in: RETIRE_DEV_*, at least one.
  * @flags:	in: RETIRE_SQE_F_*.
- * @handle:	out: the request's handle if @result is 0, else 0.
- * @result:	out: 0 if admitted, else the -errno that refused this entry.
- * @pad:	in: must be 0.
+ * @handle:	out: the request's handle if admitted, else 0.
+ * @result:	out: 0 if admitted (with RETIRE_SQE_F_OUT_FENCE the fence's
+ *		fd, 0 or more), else the -errno that refused this entry.
+ * @pad:	in: must be 0, unless @flags has RETIRE_SQE_F_IN_FENCE.
+ * @in_fence:	in: with RETIRE_SQE_F_IN_FENCE: a sync_file fd.
  * @reserved:	in: must be 0.
  */
 struct retire_sqe {
@@ -325,7 +347,10 @@ struct retire_sqe {
 	__u32 flags;
 	__u64 handle;
 	__s32 result;
-	__u32 pad;
+	union {
+		__u32 pad;
+		__s32 in_fence;
+	};
 	__u64 reserved[2];
 };
 
@@ -805,6 +830,12 @@ struct retire_epoch_arg {
  * found, @handle how many of those the device kept
  */
 #define RETIRE_OP_CANCEL_MATCH	7
+/*
+ * the out-fence of the request @handle, as RETIRE_SQE_F_OUT_FENCE gives
+ * it: @result is a new sync_file fd for it (already signalled if the
+ * request has terminated), or -ENOENT once it has retired
+ */
+#define RETIRE_OP_FENCE		8
 
 /*
  * struct retire_op - one operation of a RETIRE_IOC_ENTER batch.
@@ -827,8 +858,10 @@ struct retire_epoch_arg {
  *		new token's, if @result is 0; else unchanged.
  * @result:	out: 0, or the -errno the operation's own ioctl would have
  *		returned; the operation then changed nothing. CANCEL_MATCH:
- *		the requests found (0 or more), or -EINVAL.
- * @pad:	in: must be 0.
+ *		the requests found (0 or more), or -EINVAL. FENCE, and SUBMIT
+ *		with RETIRE_SQE_F_OUT_FENCE: a sync_file fd (0 or more).
+ * @pad:	in: must be 0, unless SUBMIT's @flags has RETIRE_SQE_F_IN_FENCE.
+ * @in_fence:	in: SUBMIT with RETIRE_SQE_F_IN_FENCE: a sync_file fd.
  */
 struct retire_op {
 	__u32 opcode;
@@ -843,7 +876,10 @@ struct retire_op {
 	__s32 error;
 	__u64 handle;
 	__s32 result;
-	__u32 pad;
+	union {
+		__u32 pad;
+		__s32 in_fence;
+	};
 };
 
 /*
@@ -1108,6 +1144,16 @@ enum retire_event_type {
 	RETIRE_EV_QUARANTINE = 11,
 	/* an engine reset ended it (its TERMINAL event follows) */
 	RETIRE_EV_RESET = 12,
+	/*
+	 * its out-fence signalled (right after TERMINAL): @value the
+	 * fence's error, 0 if completed
+	 */
+	RETIRE_EV_FENCE = 13,
+	/*
+	 * its in-fence signalled: @value that fence's error; 0 lets it go on
+	 * to the device, an error fails it without device access
+	 */
+	RETIRE_EV_GATE = 14,
 };
 
 /* RETIRE_EV_STALE's @value: which stale counter moved */

@@ -74,6 +74,13 @@ int retire_cancel_key(struct retire *r, __u64 key, __u32 *kept);
 int retire_cancel_all(struct retire *r, __u32 *kept);
 int retire_cancel_sync(struct retire *r, __u32 flags, __u64 key,
 		       __u64 timeout_ns, __u32 *pending);
+/*
+ * Fences (RETIRE_FEAT_FENCES): a sync_file fd whose fence signals at the
+ * request's terminal event, with its -errno. A submission asks for one
+ * with RETIRE_SQE_F_OUT_FENCE, and waits for another's with
+ * RETIRE_SQE_F_IN_FENCE and its in_fence.
+ */
+int retire_request_fence(struct retire *r, __u64 request);
 
 /* borrow tokens */
 int retire_borrow_token(struct retire *r, __u64 request, __u64 *token);
@@ -138,6 +145,12 @@ static inline void retire_prep_return(struct retire_op *op, __u64 token,
 static inline void retire_prep_handoff(struct retire_op *op, __u64 token)
 {
 	retire_prep_op(op, RETIRE_OP_HANDOFF, token);
+}
+
+/* a sync_file fd for the request's end of device access: @result */
+static inline void retire_prep_fence(struct retire_op *op, __u64 request)
+{
+	retire_prep_op(op, RETIRE_OP_FENCE, request);
 }
 
 /* RETIRE_CANCEL_F_KEY with @key, or RETIRE_CANCEL_F_ANY with @key 0 */

@@ -326,6 +326,16 @@ int retire_cancel_sync(struct retire *r, __u32 flags, __u64 key,
 	return ret;
 }
 
+int retire_request_fence(struct retire *r, __u64 request)
+{
+	struct retire_op op;
+	int ret;
+
+	retire_prep_fence(&op, request);
+	ret = retire_enter(r, &op, 1, NULL, 0, 0, 0);
+	return ret < 0 ? ret : op.result;
+}
+
 /* ---- borrow tokens ------------------------------------------------------ */
 
 static int retire_token_ioctl(struct retire *r, __u32 op, __u64 handle,

@@ -31,6 +31,7 @@ static const char *const feature_names[] = {
 	"edu",
 	"history",
 	"cancel_match",
+	"fences",
 };
 
 _Static_assert((1ULL << ARRAY_SIZE(feature_names)) - 1 == RETIRE_FEAT_ALL,
@@ -679,9 +680,11 @@ static const char *const event_names[] = {
 	[RETIRE_EV_STALE] = "stale",
 	[RETIRE_EV_QUARANTINE] = "quarantine",
 	[RETIRE_EV_RESET] = "reset",
+	[RETIRE_EV_FENCE] = "fence",
+	[RETIRE_EV_GATE] = "gate",
 };
 
-_Static_assert(ARRAY_SIZE(event_names) == RETIRE_EV_RESET + 1,
+_Static_assert(ARRAY_SIZE(event_names) == RETIRE_EV_GATE + 1,
 	       "every history event has a name");
 
 static const char *const outcome_names[] = {
@@ -822,6 +825,10 @@ static void print_event_text(const struct retire_history_event *ev)
 		if (err)
 			printf(" error %s", err);
 		break;
+	case RETIRE_EV_FENCE:
+	case RETIRE_EV_GATE:
+		printf(" %s", err ? err : "signalled");
+		break;
 	case RETIRE_EV_STALE:
 		printf(" counter %s found gen %llu",
 		       NAME_OF(stale_names, (__u32)ev->value, "counter", buf),
@@ -878,6 +885,10 @@ static struct json_object *jhistory_event(const struct retire_history_event *ev)
 		break;
 	case RETIRE_EV_RETURN:
 		jadd_handle(o, "token", ev->aux);
+		jadd_string(o, "error", err);
+		break;
+	case RETIRE_EV_FENCE:
+	case RETIRE_EV_GATE:
 		jadd_string(o, "error", err);
 		break;
 	case RETIRE_EV_STALE:

@@ -113,14 +113,14 @@ def json_checks():
         check(info.get("feature_names") ==
               ["genl", "requests", "sim", "admission", "enter", "rings",
                "one_record", "engines", "edu", "history", "cancel_match",
-               "bit40"],
+               "fences", "bit40"],
               "info feature_names: %s" % info.get("feature_names"))
-        check(info.get("features") == 2047 | (1 << 40),
+        check(info.get("features") == 4095 | (1 << 40),
               "info features: %s" % info.get("features"))
         check(info.get("caps") == caps and list(info["caps"]) == LIMITS,
               "info caps: %s" % info.get("caps"))
         check(info.get("netlink") == {"family_id": 27, "abi_version": 1,
-                                      "features": 2047 | (1 << 40)},
+                                      "features": 4095 | (1 << 40)},
               "info netlink: %s" % info.get("netlink"))
     # no access to the device: netlink's abi and features, no caps
     if noacc is not None:
@@ -128,7 +128,7 @@ def json_checks():
                               "features", "feature_names", "netlink"],
               "info without the device, keys: %s" % list(noacc))
         check(noacc.get("device_error") == "Permission denied" and
-              noacc.get("features") == 2047 | (1 << 40),
+              noacc.get("features") == 4095 | (1 << 40),
               "info without the device: %s" % noacc)
     lim = {k: 100 + i for i, k in enumerate(LIMITS)}
     lim["watchdog_ns"] = U64_MAX
@@ -209,6 +209,8 @@ EVENTS = [
                     "found_generation": 2}),
     ("quarantine", R47, {}),
     ("reset", R47, {}),
+    ("fence", R47, {"error": "ECANCELED"}),
+    ("gate", R47, {"error": None}),
     ("terminal", R47, {"outcome": "completed", "error": None}),
     ("cancel", R47, {"result": None}),
     ("return", R47, {"token": handle(TOKEN, 9, 2), "token_slot": 9,
@@ -244,8 +246,8 @@ def history_checks(h):
         check(evs[-1]["kind"] == "kind77" and evs[-1]["value"] == -2**31 and
               evs[-1]["aux"] == U64_MAX and evs[-1]["type"] == 200,
               "history: an unknown event's raw fields: %s" % evs[-1])
-        check(evs[15]["kind"] == "buf" and evs[0]["kind"] == "req",
-              "history kinds: %s %s" % (evs[15]["kind"], evs[0]["kind"]))
+        check(evs[17]["kind"] == "buf" and evs[0]["kind"] == "req",
+              "history kinds: %s %s" % (evs[17]["kind"], evs[0]["kind"]))
 
 
 RATES = ["admitted_per_s", "retired_per_s", "stale_per_s"]
@@ -297,11 +299,13 @@ def text_checks(exe):
         "10.000000010 stale      req slot 3 gen 1 counter cancel found gen 2",
         "11.000000011 quarantine req slot 4 gen 7",
         "12.000000012 reset      req slot 4 gen 7",
-        "13.000000013 terminal   req slot 4 gen 7 completed",
-        "14.000000014 cancel     req slot 4 gen 7 result 0",
-        "15.000000015 return     req slot 4 gen 7 <- token slot 9 gen 2",
-        "16.000000016 stale      buf slot 5 gen 3 counter counter99 found gen 0",
-        "17.000000017 type200    kind77 slot 1 gen 1 value -2147483648 aux 0xffffffffffffffff",
+        "13.000000013 fence      req slot 4 gen 7 ECANCELED",
+        "14.000000014 gate       req slot 4 gen 7 signalled",
+        "15.000000015 terminal   req slot 4 gen 7 completed",
+        "16.000000016 cancel     req slot 4 gen 7 result 0",
+        "17.000000017 return     req slot 4 gen 7 <- token slot 9 gen 2",
+        "18.000000018 stale      buf slot 5 gen 3 counter counter99 found gen 0",
+        "19.000000019 type200    kind77 slot 1 gen 1 value -2147483648 aux 0xffffffffffffffff",
         "recorded 300, dropped 44",
     ]
     check(lines[:len(want)] == want,
