@@ -316,7 +316,7 @@ void retire_buf_pool_put_locked(struct retire_ctx *ctx, struct retire_buf *buf)
 {
 	lockdep_assert_held(&ctx->lock);
 	buf->state = RETIRE_BUF_FREE;
-	if (!buf->user) {
+	if (!buf->user && !buf->exports) {
 		list_add_tail(&buf->lru, &ctx->pool_lru);
 		ctx->pool_free_bytes += buf->len;
 	}
@@ -332,7 +332,7 @@ void retire_buf_pool_take_locked(struct retire_ctx *ctx,
 				 struct retire_buf *buf, u8 state)
 {
 	lockdep_assert_held(&ctx->lock);
-	if (buf->state == RETIRE_BUF_FREE && !buf->user) {
+	if (buf->state == RETIRE_BUF_FREE && !buf->user && !buf->exports) {
 		list_del_init(&buf->lru);
 		ctx->pool_free_bytes -= buf->len;
 	}
@@ -551,6 +551,7 @@ int retire_buf_register(struct retire_ctx *ctx, struct retire_buf_reg *reg)
 	buf->nr_pages = nr_pages;
 	buf->user = user;
 	buf->dev_wrote = false;
+	buf->exports = 0;
 	buf->pages = m.pages;
 	buf->mm = m.mm;
 	buf->charged = m.charged;
@@ -585,7 +586,8 @@ EXPORT_SYMBOL_IF_KUNIT(retire_buf_register);
  * @handle:	the buffer's handle
  *
  * Return: 0; -ENOENT for a stale or foreign handle (counted); -EBUSY if a
- * request still holds the buffer (nothing changes).
+ * request still holds the buffer or a dma-buf of it lives (nothing
+ * changes).
  */
 int retire_buf_unregister(struct retire_ctx *ctx, u64 handle)
 {
@@ -599,8 +601,8 @@ int retire_buf_unregister(struct retire_ctx *ctx, u64 handle)
 				       RETIRE_ST_STALE_USER);
 	if (!buf) {
 		ret = -ENOENT;
-	} else if (buf->state != RETIRE_BUF_FREE) {
-		/* attached, held or quarantined: still in someone's hands */
+	} else if (buf->state != RETIRE_BUF_FREE || buf->exports) {
+		/* attached, held, quarantined or exported: in someone's hands */
 		ret = -EBUSY;
 	} else {
 		retire_buf_remove_locked(ctx, buf, &m);
@@ -672,7 +674,8 @@ void retire_buf_destroy_all(struct retire_ctx *ctx)
 
 		if (!buf->slot.live)
 			continue;
-		WARN_ON_ONCE(buf->state != RETIRE_BUF_FREE);
+		/* an export holds the context: none is left at its free */
+		WARN_ON_ONCE(buf->state != RETIRE_BUF_FREE || buf->exports);
 		spin_lock_irq(&ctx->lock);
 		retire_buf_remove_locked(ctx, buf, &m);
 		spin_unlock_irq(&ctx->lock);

@@ -35,9 +35,11 @@ enum retire_buf_state {
  * @mm:		user memory: the mm whose VmPin shows it
  * @charged:	the user charged for it against RLIMIT_MEMLOCK (NULL with
  *		CAP_IPC_LOCK): pinned or module memory alike
- * @lru:	a FREE module buffer: on the context's pool_lru, in the order
- *		the buffers came back to the pool (registered, or their request
- *		retired); else empty
+ * @exports:	live dma-bufs of it (dmabuf.c): while non-zero it is neither
+ *		unregistered nor evicted, so off the LRU even when FREE
+ * @lru:	a FREE module buffer, not exported: on the context's pool_lru,
+ *		in the order the buffers came back to the pool (registered,
+ *		their request retired or their last export dropped); else empty
  */
 struct retire_buf {
 	struct retire_slot slot;
@@ -50,6 +52,7 @@ struct retire_buf {
 	struct page **pages;
 	struct mm_struct *mm;
 	struct user_struct *charged;
+	u32 exports;
 	struct list_head lru;
 };
 

@@ -6,6 +6,7 @@
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/compat.h>
+#include <linux/file.h>
 #include <linux/fs.h>
 #include <linux/miscdevice.h>
 #include <linux/module.h>
@@ -19,6 +20,7 @@
 #include "main.h"
 #include "buf.h"
 #include "cancel.h"
+#include "dmabuf.h"
 #include "chardev.h"
 #include "ctx.h"
 #include "engine.h"
@@ -154,6 +156,41 @@ static int retire_handle_arg_in(struct retire_handle_arg *a,
 	if (a->flags || a->pad || !retire_reserved_zero(a->reserved,
 							sizeof(a->reserved)))
 		return -EINVAL;
+	return 0;
+}
+
+/*
+ * RETIRE_IOC_BUF_EXPORT: the fd goes in only once the reply is back, so a
+ * reply that cannot be written changes nothing.
+ */
+static long retire_ioctl_buf_export(struct retire_ctx *ctx, unsigned int cmd,
+				    void __user *uarg)
+{
+	struct retire_buf_export e;
+	struct dma_buf *dmabuf;
+	int ret, fd;
+
+	ret = retire_arg_copy_in(&e, sizeof(e), sizeof(e), cmd, uarg);
+	if (ret)
+		return ret;
+	if (e.flags || !retire_reserved_zero(e.reserved, sizeof(e.reserved)))
+		return -EINVAL;
+	fd = get_unused_fd_flags(O_CLOEXEC);
+	if (fd < 0)
+		return fd;
+	ret = retire_buf_export(ctx, &e, &dmabuf);
+	if (ret) {
+		put_unused_fd(fd);
+		return ret;
+	}
+	e.fd = fd;
+	ret = retire_arg_copy_out(uarg, cmd, &e, sizeof(e));
+	if (ret) {
+		put_unused_fd(fd);
+		retire_buf_export_drop(dmabuf);
+		return ret;
+	}
+	fd_install(fd, retire_buf_export_file(dmabuf));
 	return 0;
 }
 
@@ -657,6 +694,7 @@ static const struct retire_ioc retire_iocs[] = {
 	RETIRE_IOC(CONTEXT, retire_ioctl_context),
 	RETIRE_IOC(HISTORY, retire_ioctl_history),
 	RETIRE_IOC(CANCEL_MATCH, retire_ioctl_cancel_match),
+	RETIRE_IOC(BUF_EXPORT, retire_ioctl_buf_export),
 };
 
 static long retire_ioctl(struct file *file, unsigned int cmd,

@@ -7,6 +7,7 @@
 #define _RETIRE_COMPAT_H
 
 #include <linux/mm.h>
+#include <linux/scatterlist.h>
 
 /* 6.12 moved the unaligned accessors from asm/ to linux/ (Kbuild looks) */
 #ifdef RETIRE_HAVE_LINUX_UNALIGNED
@@ -43,5 +44,17 @@ static inline void retire_vm_flags_set(struct vm_area_struct *vma,
 #else
 #define RETIRE_MCGRP_CAP_SYS_ADMIN
 #endif
+
+/*
+ * A scatterlist entry's DMA flags: under CONFIG_PCI_P2PDMA on 6.1, under
+ * CONFIG_NEED_SG_DMA_FLAGS (which P2PDMA selects) from 6.2 on.
+ */
+static inline void retire_sg_copy_dma_flags(struct scatterlist *dst,
+					    const struct scatterlist *src)
+{
+#if defined(CONFIG_NEED_SG_DMA_FLAGS) || defined(CONFIG_PCI_P2PDMA)
+	dst->dma_flags = src->dma_flags;
+#endif
+}
 
 #endif /* _RETIRE_COMPAT_H */

@@ -21,6 +21,7 @@
 #include "chardev.h"
 #include "ctx.h"
 #include "debugfs.h"
+#include "dmabuf.h"
 #include "engine.h"
 #include "fence.h"
 #include "netlink.h"
@@ -105,7 +106,7 @@ void retire_info_fill(struct retire_info *info)
 	info->abi_version = RETIRE_ABI_VERSION;
 	/* the core's, and what the registered engines add */
 	info->features = RETIRE_FEATURES | RETIRE_FENCE_FEATURES |
-			 retire_engine_features();
+			 RETIRE_DMABUF_FEATURES | retire_engine_features();
 	retire_caps_get(&info->caps);
 }
 EXPORT_SYMBOL_IF_KUNIT(retire_info_fill);

@@ -85,13 +85,19 @@
  * for before it starts (the module's kernel has CONFIG_SYNC_FILE)
  */
 #define RETIRE_FEAT_FENCES	(1ULL << 11)
+/*
+ * RETIRE_IOC_BUF_EXPORT: a module buffer's pages as a dma-buf (the
+ * module's kernel has CONFIG_DMA_SHARED_BUFFER)
+ */
+#define RETIRE_FEAT_DMABUF	(1ULL << 12)
 
 #define RETIRE_FEAT_ALL		(RETIRE_FEAT_GENL | RETIRE_FEAT_REQUESTS | \
 				 RETIRE_FEAT_SIM | RETIRE_FEAT_ADMISSION | \
 				 RETIRE_FEAT_ENTER | RETIRE_FEAT_RINGS | \
 				 RETIRE_FEAT_ONE_RECORD | RETIRE_FEAT_ENGINES | \
 				 RETIRE_FEAT_EDU | RETIRE_FEAT_HISTORY | \
-				 RETIRE_FEAT_CANCEL_MATCH | RETIRE_FEAT_FENCES)
+				 RETIRE_FEAT_CANCEL_MATCH | RETIRE_FEAT_FENCES | \
+				 RETIRE_FEAT_DMABUF)
 
 /*
  * struct retire_limits - per-context bounds.
@@ -203,6 +209,31 @@ struct retire_buf_reg {
 	__u64 len;
 	__u64 handle;
 	__u64 mmap_offset;
+	__u64 reserved[2];
+};
+
+/*
+ * struct retire_buf_export - argument of RETIRE_IOC_BUF_EXPORT: a range of
+ * a module-allocated buffer as a dma-buf other drivers can attach to.
+ * @buf:	in: the buffer's handle.
+ * @offset:	in: page-aligned start of the range.
+ * @len:	in: a non-zero multiple of the page size; @offset + @len inside
+ *		the buffer.
+ * @flags:	in: must be 0.
+ * @fd:		out: the dma-buf's file descriptor (O_RDWR, O_CLOEXEC).
+ * @reserved:	in: must be 0.
+ *
+ * While the dma-buf lives (any fd, mapping or attachment of it), the
+ * buffer cannot be unregistered (-EBUSY) and is never evicted; requests
+ * may still use it. It goes back to its pool's LRU when the last
+ * reference is dropped, if no request holds it then.
+ */
+struct retire_buf_export {
+	__u64 buf;
+	__u64 offset;
+	__u64 len;
+	__u32 flags;
+	__s32 fd;
 	__u64 reserved[2];
 };
 
@@ -1238,5 +1269,6 @@ struct retire_history_arg {
 #define RETIRE_IOC_CONTEXT	_IOWR(RETIRE_IOC_MAGIC, 0x11, struct retire_context_arg)
 #define RETIRE_IOC_HISTORY	_IOWR(RETIRE_IOC_MAGIC, 0x12, struct retire_history_arg)
 #define RETIRE_IOC_CANCEL_MATCH	_IOWR(RETIRE_IOC_MAGIC, 0x13, struct retire_cancel_match)
+#define RETIRE_IOC_BUF_EXPORT	_IOWR(RETIRE_IOC_MAGIC, 0x14, struct retire_buf_export)
 
 #endif /* _UAPI_LINUX_RETIRE_H */

@@ -55,6 +55,9 @@ int retire_alloc_buffer(struct retire *r, size_t len, __u64 *handle,
 int retire_pin_buffer(struct retire *r, void *addr, size_t len,
 		      __u64 *handle);
 int retire_unregister_buffer(struct retire *r, __u64 handle);
+/* a module buffer's page-aligned range as a dma-buf fd (RETIRE_FEAT_DMABUF) */
+int retire_export_buffer(struct retire *r, __u64 handle, __u64 offset,
+			 __u64 len);
 
 /* requests */
 void retire_prep_request(struct retire_sqe *sqe, __u64 buf, __u64 offset,

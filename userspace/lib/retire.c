@@ -219,6 +219,22 @@ int retire_unregister_buffer(struct retire *r, __u64 handle)
 	return retire_handle_ioctl(r, RETIRE_IOC_BUF_UNREGISTER, handle);
 }
 
+int retire_export_buffer(struct retire *r, __u64 handle, __u64 offset,
+			 __u64 len)
+{
+	struct retire_buf_export e;
+	int ret;
+
+	if (!r)
+		return -EINVAL;
+	memset(&e, 0, sizeof(e));
+	e.buf = handle;
+	e.offset = offset;
+	e.len = len;
+	ret = __retire_ioctl(r->fd, RETIRE_IOC_BUF_EXPORT, &e);
+	return ret < 0 ? ret : e.fd;
+}
+
 /* ---- requests ----------------------------------------------------------- */
 
 void retire_prep_request(struct retire_sqe *sqe, __u64 buf, __u64 offset,

@@ -32,6 +32,7 @@ static const char *const feature_names[] = {
 	"history",
 	"cancel_match",
 	"fences",
+	"dmabuf",
 };
 
 _Static_assert((1ULL << ARRAY_SIZE(feature_names)) - 1 == RETIRE_FEAT_ALL,

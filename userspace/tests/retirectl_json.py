@@ -113,14 +113,14 @@ def json_checks():
         check(info.get("feature_names") ==
               ["genl", "requests", "sim", "admission", "enter", "rings",
                "one_record", "engines", "edu", "history", "cancel_match",
-               "fences", "bit40"],
+               "fences", "dmabuf", "bit40"],
               "info feature_names: %s" % info.get("feature_names"))
-        check(info.get("features") == 4095 | (1 << 40),
+        check(info.get("features") == 8191 | (1 << 40),
               "info features: %s" % info.get("features"))
         check(info.get("caps") == caps and list(info["caps"]) == LIMITS,
               "info caps: %s" % info.get("caps"))
         check(info.get("netlink") == {"family_id": 27, "abi_version": 1,
-                                      "features": 4095 | (1 << 40)},
+                                      "features": 8191 | (1 << 40)},
               "info netlink: %s" % info.get("netlink"))
     # no access to the device: netlink's abi and features, no caps
     if noacc is not None:
@@ -128,7 +128,7 @@ def json_checks():
                               "features", "feature_names", "netlink"],
               "info without the device, keys: %s" % list(noacc))
         check(noacc.get("device_error") == "Permission denied" and
-              noacc.get("features") == 4095 | (1 << 40),
+              noacc.get("features") == 8191 | (1 << 40),
               "info without the device: %s" % noacc)
     lim = {k: 100 + i for i, k in enumerate(LIMITS)}
     lim["watchdog_ns"] = U64_MAX
