@@ -135,7 +135,6 @@ struct thr {
 	unsigned int nuser;
 	size_t user_bytes;
 	int fence_fd;		/* the last fence the module gave, or -1 */
-	int export_fd;		/* the last dma-buf exported, or -1 */
 };
 
 struct ent {
@@ -1677,49 +1676,6 @@ static void op_limits(struct thr *t)
 }
 
 /*
- * RETIRE_IOC_BUF_EXPORT: a range of a pooled buffer as a dma-buf, its first
- * byte read through a mapping; the thread keeps the last one open, so
- * that unregistration and eviction meet exported buffers.
- */
-static void op_export(struct thr *t)
-{
-	struct retire_buf_export *e = arg_clear(t);
-	unsigned int allowed = M_BASE | M(ENOENT) | M(EMFILE);
-	int fd = pick_fd(t, &allowed);
-	unsigned long cmd = mk_cmd(t, RETIRE_IOC_BUF_EXPORT, sizeof(*e));
-	struct ent b = { 0 };
-	volatile unsigned char *p;
-	long ret;
-
-	if (!pool_get(t, &g_bufs, false, &b))
-		b.h = rnd64(t);
-	e->buf = mutate(t, 10) ? mutate_handle(t, b.h) : b.h;
-	e->len = RT_PAGE;
-	if (b.len > RT_PAGE)
-		e->offset = rnd(t, (unsigned int)(b.len / RT_PAGE)) * RT_PAGE;
-	if (mutate(t, 6))
-		e->offset += chance(t, 2) ? 1 : b.len;
-	poke(t, &e->flags, sizeof(e->flags));
-	poke(t, &e->fd, sizeof(e->fd));
-	poke(t, e->reserved, sizeof(e->reserved));
-	ret = do_ioctl(fd, cmd, mk_ptr(t, e));
-	note(t, "export", e->buf, e->offset, e->fd, ret, allowed);
-	if (ret || cmd != RETIRE_IOC_BUF_EXPORT)
-		return;
-	p = mmap(NULL, RT_PAGE, PROT_READ, MAP_SHARED, e->fd, 0);
-	if (p == MAP_FAILED) {
-		fail(t, "a dma-buf the module exported does not map: %s",
-		     strerror(errno));
-	} else {
-		(void)p[0];
-		munmap((void *)p, RT_PAGE);
-	}
-	if (t->export_fd >= 0)
-		close(t->export_fd);
-	t->export_fd = e->fd;
-}
-
-/*
  * RETIRE_IOC_CANCEL_MATCH: a key's requests or all, rarely with a short
  * wait (-ETIME is an answer); kept never above found.
  */
@@ -2162,7 +2118,7 @@ static const struct {
 	OP(reset, 1),	OP(inject, 2),	OP(raw, 3),
 	OP(fds, 2),	OP(fork, 1),	OP(quarantine, 1),
 	OP(enter, 12),	OP(ring, 10),	OP(engine, 2),
-	OP(history, 2),	OP(cancel_match, 1),	OP(export, 1),
+	OP(history, 2),	OP(cancel_match, 1),
 };
 
 #define NOPS	(sizeof(ops) / sizeof(ops[0]))
@@ -2205,8 +2161,6 @@ static void *thread_main(void *arg)
 	/* what it holds goes before the balance is taken */
 	if (t->fence_fd >= 0)
 		close(t->fence_fd);
-	if (t->export_fd >= 0)
-		close(t->export_fd);
 	return NULL;
 }
 
@@ -2314,7 +2268,6 @@ static int setup(void)
 
 		t->idx = i;
 		t->fence_fd = -1;
-		t->export_fd = -1;
 		/* xorshift must not start at 0; mix SEED and the index */
 		t->rng = (opt.seed + i + 1) * 0x9e3779b97f4a7c15ULL;
 		if (!t->rng)

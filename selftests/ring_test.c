@@ -22,6 +22,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <linux/sync_file.h>
+
 #include "kselftest_harness.h"
 #include "retire_test.h"
 
@@ -351,6 +353,56 @@ TEST_F(ring, every_request_retires_once_through_the_rings)
 	EXPECT_EQ(before.admitted + NBUF, after.admitted);
 	EXPECT_EQ(before.retired + NBUF, after.retired);
 	EXPECT_EQ(before.physical_outstanding, after.physical_outstanding);
+}
+
+/*
+ * Fences through the submission ring: an out-fenced SUBMIT's result in
+ * the ring is its sync_file fd, a FENCE operation's too, and a request
+ * chained on that fence in the same batch waits for it (its TERMINAL
+ * comes after the first one's).
+ */
+TEST_F(ring, fences_come_back_through_the_ring)
+{
+	struct sync_file_info info;
+	struct retire_info ri;
+	struct retire_enter e;
+	int fa, fa2, i, ia = -1, ib = -1;
+	__u64 a, b;
+
+	ASSERT_EQ(0, retire_get_info(self->r, &ri));
+	if (!(ri.features & RETIRE_FEAT_FENCES))
+		SKIP(return, "a module without fences");
+	ASSERT_EQ(0, rg_open(&self->g, self->fd, 8, 16));
+	ASSERT_EQ(0, rt_set_latency(self->r, 0, 200 * RT_MS));
+	rg_submit(&self->g, self->buf[0], 1, 0, RETIRE_SQE_F_OUT_FENCE);
+	ASSERT_EQ(0, rg_enter(&self->g, 1, 0, &e));
+	fa = rg_queued(&self->g, 0)->result;
+	a = rg_queued(&self->g, 0)->handle;
+	ASSERT_LE(0, fa);
+	retire_prep_fence(rg_op(&self->g), a);
+	rg_submit(&self->g, self->buf[1], 2, 0, RETIRE_SQE_F_IN_FENCE);
+	rg_queued(&self->g, 0)->in_fence = fa;
+	ASSERT_EQ(0, rg_enter(&self->g, 2, 2, &e));
+	fa2 = rg_queued(&self->g, 1)->result;
+	ASSERT_LE(0, fa2);
+	ASSERT_EQ(0, rg_queued(&self->g, 0)->result);
+	b = rg_queued(&self->g, 0)->handle;
+	memset(&info, 0, sizeof(info));
+	EXPECT_EQ(0, ioctl(fa2, SYNC_IOC_FILE_INFO, &info));
+	EXPECT_EQ(1, info.num_fences);
+	/* both TERMINALs: a's first, b started only once a's fence signalled */
+	for (i = 0; i < 20 && (ia < 0 || ib < 0); i++) {
+		ASSERT_LE(0, rg_drain(&self->g, &self->log));
+		ia = rt_index(&self->log, a, RETIRE_REC_TERMINAL);
+		ib = rt_index(&self->log, b, RETIRE_REC_TERMINAL);
+		if (ia < 0 || ib < 0)
+			ASSERT_EQ(0, rg_enter(&self->g, 0, 1, &e));
+	}
+	ASSERT_LE(0, ia);
+	ASSERT_LE(0, ib);
+	EXPECT_LT(ia, ib);
+	close(fa);
+	close(fa2);
 }
 
 /*
