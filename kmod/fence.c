@@ -128,6 +128,13 @@ static void retire_fence_signal(struct retire_fence *f, int error)
 	dma_fence_signal(&f->base);
 }
 
+/* a fence nobody saw: it signals, so that nothing waits on it, and goes */
+static void retire_fence_discard(struct retire_fence *f)
+{
+	retire_fence_signal(f, -ECANCELED);
+	dma_fence_put(&f->base);
+}
+
 /*
  * A sync_file fd is a descriptor of the caller's: EBADF for no open file,
  * EINVAL for a file of another kind (sync_file_get_fence() says NULL for
@@ -215,10 +222,8 @@ void retire_fence_abandon(struct retire_fence_prep *p)
 {
 	if (p->fd >= 0)
 		put_unused_fd(p->fd);
-	if (p->out) {
-		retire_fence_signal(p->out, -ECANCELED);
-		dma_fence_put(&p->out->base);
-	}
+	if (p->out)
+		retire_fence_discard(p->out);
 	if (p->file)
 		fput(p->file);
 	if (p->in)
@@ -499,15 +504,15 @@ int retire_fence_get(struct retire_ctx *ctx, u64 handle)
 					       retire_req_idx(req), f,
 					       GFP_ATOMIC | __GFP_NOWARN)))
 				ret = -ENOMEM;
-			else	/* the table's reference */
-				req->fenced = !!dma_fence_get(&f->base);
+			else
+				req->fenced = true;
+			if (req->fenced)	/* the table's reference */
+				dma_fence_get(&f->base);
 		}
 	}
 	spin_unlock_irq(&ctx->lock);
 	if (ret || old) {
-		/* never seen: it signals, so that nothing waits on it */
-		retire_fence_signal(f, -ECANCELED);
-		dma_fence_put(&f->base);
+		retire_fence_discard(f);
 		if (ret)
 			return ret;
 		f = old;
