@@ -135,6 +135,7 @@ struct thr {
 	unsigned int nuser;
 	size_t user_bytes;
 	int fence_fd;		/* the last fence the module gave, or -1 */
+	int export_fd;		/* the last dma-buf exported, or -1 */
 };
 
 struct ent {
@@ -500,6 +501,17 @@ static unsigned long mk_cmd(struct thr *t, unsigned long cmd, size_t size)
 	if (s > size && chance(t, 2))
 		t->arg[size + rnd(t, s - size)] = 1 + rnd(t, 255);
 	return _IOC(_IOC_READ | _IOC_WRITE, RETIRE_IOC_MAGIC, _IOC_NR(cmd), s);
+}
+
+/*
+ * Whether @cmd, maybe mutated, is @want's call: a longer structure whose
+ * tail is zero is the same call (retire_arg_copy_in()), and one that gives
+ * fds gives them then too: they must be taken, or the process keeps them.
+ */
+static bool same_call(unsigned long cmd, unsigned long want)
+{
+	return _IOC_NR(cmd) == _IOC_NR(want) &&
+	       _IOC_SIZE(cmd) >= _IOC_SIZE(want);
 }
 
 /* where the argument lives: the thread's area or a bad address */
@@ -971,7 +983,7 @@ static void op_submit(struct thr *t)
 	poke(t, sub->reserved, sizeof(sub->reserved));
 	ret = do_ioctl(fd, cmd, mk_ptr(t, sub));
 	note(t, "submit", sub->nr, sub->sqes, sub->submitted, ret, allowed);
-	if (!ret && cmd == RETIRE_IOC_SUBMIT && sub->sqes == (unsigned long)sq)
+	if (!ret && same_call(cmd, RETIRE_IOC_SUBMIT) && sub->sqes == (unsigned long)sq)
 		submit_results(t, sq, sub->nr, sub->submitted);
 }
 
@@ -1192,7 +1204,7 @@ static void op_enter(struct thr *t)
 	poke(t, e->reserved, sizeof(e->reserved));
 	ret = do_ioctl(fd, cmd, mk_ptr(t, e));
 	note(t, "enter", e->nr_ops, e->nr_cqes, e->reaped, ret, allowed);
-	if (ret || cmd != RETIRE_IOC_ENTER || e->ops != (unsigned long)o ||
+	if (ret || !same_call(cmd, RETIRE_IOC_ENTER) || e->ops != (unsigned long)o ||
 	    e->cqes != (unsigned long)c)
 		return;
 	if (e->done != e->nr_ops || e->reaped > e->nr_cqes) {
@@ -1676,6 +1688,49 @@ static void op_limits(struct thr *t)
 }
 
 /*
+ * RETIRE_IOC_BUF_EXPORT: a range of a pooled buffer as a dma-buf, its first
+ * byte read through a mapping; the thread keeps the last one open, so
+ * that unregistration and eviction meet exported buffers.
+ */
+static void op_export(struct thr *t)
+{
+	struct retire_buf_export *e = arg_clear(t);
+	unsigned int allowed = M_BASE | M(ENOENT) | M(EMFILE);
+	int fd = pick_fd(t, &allowed);
+	unsigned long cmd = mk_cmd(t, RETIRE_IOC_BUF_EXPORT, sizeof(*e));
+	struct ent b = { 0 };
+	volatile unsigned char *p;
+	long ret;
+
+	if (!pool_get(t, &g_bufs, false, &b))
+		b.h = rnd64(t);
+	e->buf = mutate(t, 10) ? mutate_handle(t, b.h) : b.h;
+	e->len = RT_PAGE;
+	if (b.len > RT_PAGE)
+		e->offset = rnd(t, (unsigned int)(b.len / RT_PAGE)) * RT_PAGE;
+	if (mutate(t, 6))
+		e->offset += chance(t, 2) ? 1 : b.len;
+	poke(t, &e->flags, sizeof(e->flags));
+	poke(t, &e->fd, sizeof(e->fd));
+	poke(t, e->reserved, sizeof(e->reserved));
+	ret = do_ioctl(fd, cmd, mk_ptr(t, e));
+	note(t, "export", e->buf, e->offset, e->fd, ret, allowed);
+	if (ret || !same_call(cmd, RETIRE_IOC_BUF_EXPORT))
+		return;
+	p = mmap(NULL, RT_PAGE, PROT_READ, MAP_SHARED, e->fd, 0);
+	if (p == MAP_FAILED) {
+		fail(t, "a dma-buf the module exported does not map: %s",
+		     strerror(errno));
+	} else {
+		(void)p[0];
+		munmap((void *)p, RT_PAGE);
+	}
+	if (t->export_fd >= 0)
+		close(t->export_fd);
+	t->export_fd = e->fd;
+}
+
+/*
  * RETIRE_IOC_CANCEL_MATCH: a key's requests or all, rarely with a short
  * wait (-ETIME is an answer); kept never above found.
  */
@@ -2118,7 +2173,7 @@ static const struct {
 	OP(reset, 1),	OP(inject, 2),	OP(raw, 3),
 	OP(fds, 2),	OP(fork, 1),	OP(quarantine, 1),
 	OP(enter, 12),	OP(ring, 10),	OP(engine, 2),
-	OP(history, 2),	OP(cancel_match, 1),
+	OP(history, 2),	OP(cancel_match, 1),	OP(export, 1),
 };
 
 #define NOPS	(sizeof(ops) / sizeof(ops[0]))
@@ -2161,6 +2216,8 @@ static void *thread_main(void *arg)
 	/* what it holds goes before the balance is taken */
 	if (t->fence_fd >= 0)
 		close(t->fence_fd);
+	if (t->export_fd >= 0)
+		close(t->export_fd);
 	return NULL;
 }
 
@@ -2268,6 +2325,7 @@ static int setup(void)
 
 		t->idx = i;
 		t->fence_fd = -1;
+		t->export_fd = -1;
 		/* xorshift must not start at 0; mix SEED and the index */
 		t->rng = (opt.seed + i + 1) * 0x9e3779b97f4a7c15ULL;
 		if (!t->rng)
