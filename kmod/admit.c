@@ -18,6 +18,7 @@
 #include "buf.h"
 #include "cancel.h"
 #include "ctx.h"
+#include "dmabuf.h"
 #include "history.h"
 #include "keys.h"
 #include "engine.h"
@@ -46,6 +47,9 @@ void retire_req_activate_locked(struct retire_ctx *ctx,
 	u64 jh;
 
 	lockdep_assert_held(&ctx->lock);
+	/* admission held it to the engine it was attached for */
+	if (req->buf->import)
+		retire_import_work(req->buf->import, &w);
 	job = retire_slot_alloc_locked(&ctx->jobs, &jh);
 	req->job = retire_handle_slot(jh);
 	req->state = RETIRE_REQ_ACTIVE;

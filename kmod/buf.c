@@ -27,10 +27,14 @@
 #include <linux/vmalloc.h>
 #include <kunit/visibility.h>
 #include <linux/retire.h>
+#include <linux/retire_engine.h>
 
 #include "compat.h"
 #include "buf.h"
+#include "chardev.h"
 #include "ctx.h"
+#include "dmabuf.h"
+#include "history.h"
 #include "stats.h"
 
 /*
@@ -69,6 +73,7 @@ struct retire_buf_mem {
 	u32 nr_pages;
 	struct mm_struct *mm;
 	struct user_struct *charged;
+	struct retire_import *import;
 	bool user;
 	bool dirty;
 };
@@ -149,6 +154,12 @@ static void retire_buf_mem_free(struct retire_buf_mem *m)
 {
 	u32 i;
 
+	if (m->import) {
+		retire_import_put(m->import);
+		m->import = NULL;
+		retire_buf_uncharge(m, m->nr_pages);
+		return;
+	}
 	if (!m->pages)
 		return;
 	if (m->user) {
@@ -358,6 +369,7 @@ static void retire_buf_remove_locked(struct retire_ctx *ctx,
 		.nr_pages = buf->nr_pages,
 		.mm = buf->mm,
 		.charged = buf->charged,
+		.import = buf->import,
 		.user = buf->user,
 		.dirty = buf->dev_wrote,
 	};
@@ -368,6 +380,7 @@ static void retire_buf_remove_locked(struct retire_ctx *ctx,
 	buf->pages = NULL;
 	buf->mm = NULL;
 	buf->charged = NULL;
+	buf->import = NULL;
 	retire_slot_kill_locked(&ctx->bufs, &buf->slot);
 	retire_slot_release_locked(&ctx->bufs, &buf->slot,
 				   retire_handle_slot(buf->handle));
@@ -462,51 +475,22 @@ static int retire_buf_bounds_locked(struct retire_ctx *ctx, bool user,
 	return 0;
 }
 
-/**
- * retire_buf_register() - register a buffer with a context
- * @ctx:	the context
- * @reg:	the caller's request; @reg->handle, @reg->mmap_offset and
- *		@reg->evicted are filled on success
- *
- * A module-allocated buffer past the pool's budget first evicts least
- * recently used FREE module buffers (see retire_pool_evict_locked()).
- * Every bound is checked before any memory is allocated or pinned, and
- * again once it is; a fatal signal stops the allocation.
- *
- * Return: 0; -EINVAL for a bad argument; -EFAULT if user memory cannot be
- * pinned; -ENOMEM (also over RLIMIT_MEMLOCK, charged to the caller's
- * user); -EINTR on a fatal signal; -EDQUOT over the context's
- * pinned-bytes limit; -ENOSPC when even eviction cannot fit it in the
- * pool; -EMFILE when the context holds max_buffers. Each bound refusal is
- * counted and changes nothing else.
+/*
+ * Put @m, @len bytes of memory allocated, pinned or imported and charged,
+ * in the context as a FREE buffer, once the bounds hold again: the
+ * context may have changed while the memory came in. A module buffer past
+ * the pool's budget first evicts least recently used FREE module buffers
+ * (retire_pool_evict_locked()). On failure @m is freed.
  */
-int retire_buf_register(struct retire_ctx *ctx, struct retire_buf_reg *reg)
+static int retire_buf_add(struct retire_ctx *ctx, struct retire_buf_mem *m,
+			  u64 len, u64 *handle, u32 *evicted)
 {
-	bool user = reg->flags & RETIRE_BUF_F_USER;
-	struct retire_buf_mem m = {}, *evict = NULL;
-	u32 nr_evict = 0, room = 0, nr, i, nr_pages;
+	struct retire_buf_mem *evict = NULL;
+	u32 nr_evict = 0, room = 0, nr, i;
+	bool user = m->user;
 	struct retire_buf *buf;
-	u64 handle, excess;
+	u64 excess;
 	int ret;
-
-	ret = retire_buf_reg_check(reg);
-	if (ret)
-		return ret;
-	nr_pages = reg->len >> PAGE_SHIFT;
-
-	/* the bounds first: nothing is allocated or pinned for a refusal */
-	spin_lock_irq(&ctx->lock);
-	ret = retire_buf_bounds_locked(ctx, user, reg->len);
-	spin_unlock_irq(&ctx->lock);
-	if (ret)
-		return ret;
-
-	if (user)
-		ret = retire_buf_mem_pin(&m, reg->addr, nr_pages);
-	else
-		ret = retire_buf_mem_alloc(&m, nr_pages);
-	if (ret)
-		return ret;
 
 	mutex_lock(&ctx->buf_mutex);
 	ret = retire_slot_reserve(&ctx->bufs, 1);
@@ -514,11 +498,10 @@ int retire_buf_register(struct retire_ctx *ctx, struct retire_buf_reg *reg)
 		spin_lock_irq(&ctx->lock);
 		if (ret)
 			goto out_unlock;
-		/* again: the context may have changed while the memory came in */
-		ret = retire_buf_bounds_locked(ctx, user, reg->len);
+		ret = retire_buf_bounds_locked(ctx, user, len);
 		if (ret)
 			goto out_unlock;
-		excess = user ? 0 : retire_pool_excess_locked(ctx, reg->len);
+		excess = user ? 0 : retire_pool_excess_locked(ctx, len);
 		if (!excess)
 			break;
 		/*
@@ -541,44 +524,203 @@ int retire_buf_register(struct retire_ctx *ctx, struct retire_buf_reg *reg)
 		room = evict ? nr : 0;
 		ret = evict ? 0 : -ENOMEM;
 	}
-	buf = retire_slot_alloc_locked(&ctx->bufs, &handle);
+	buf = retire_slot_alloc_locked(&ctx->bufs, handle);
 	if (WARN_ON_ONCE(!buf)) {
 		ret = -ENOMEM;
 		goto out_unlock;
 	}
-	buf->handle = handle;
-	buf->len = reg->len;
-	buf->nr_pages = nr_pages;
+	buf->handle = *handle;
+	buf->len = len;
+	buf->nr_pages = m->nr_pages;
 	buf->user = user;
 	buf->dev_wrote = false;
 	buf->exports = 0;
-	buf->pages = m.pages;
-	buf->mm = m.mm;
-	buf->charged = m.charged;
+	buf->pages = m->pages;
+	buf->mm = m->mm;
+	buf->charged = m->charged;
+	buf->import = m->import;
 	retire_buf_pool_put_locked(ctx, buf);
 	retire_stat_inc(&ctx->stats, RETIRE_ST_BUFFERS);
 	retire_stat_add(&ctx->stats, user ? RETIRE_ST_PINNED_BYTES :
-					    RETIRE_ST_POOL_BYTES, reg->len);
+					    RETIRE_ST_POOL_BYTES, len);
+	if (m->import)
+		retire_event_locked(ctx, RETIRE_EV_IMPORT, *handle, 0, len);
 	spin_unlock_irq(&ctx->lock);
 	mutex_unlock(&ctx->buf_mutex);
 
 	for (i = 0; i < nr_evict; i++)
 		retire_buf_mem_free(&evict[i]);
 	kvfree(evict);
-	reg->handle = handle;
-	reg->evicted = nr_evict;
-	reg->mmap_offset = user ? 0 : retire_buf_mmap_offset(handle);
+	*evicted = nr_evict;
 	return 0;
 
 out_unlock:
 	spin_unlock_irq(&ctx->lock);
 	mutex_unlock(&ctx->buf_mutex);
 	kvfree(evict);
-	m.user = user;
-	retire_buf_mem_free(&m);
+	retire_buf_mem_free(m);
 	return ret;
 }
+
+/**
+ * retire_buf_register() - register a buffer with a context
+ * @ctx:	the context
+ * @reg:	the caller's request; @reg->handle, @reg->mmap_offset and
+ *		@reg->evicted are filled on success
+ *
+ * A module-allocated buffer past the pool's budget first evicts least
+ * recently used FREE module buffers (see retire_pool_evict_locked()).
+ * Every bound is checked before any memory is allocated or pinned, and
+ * again once it is; a fatal signal stops the allocation.
+ *
+ * Return: 0; -EINVAL for a bad argument; -EFAULT if user memory cannot be
+ * pinned; -ENOMEM (also over RLIMIT_MEMLOCK, charged to the caller's
+ * user); -EINTR on a fatal signal; -EDQUOT over the context's
+ * pinned-bytes limit; -ENOSPC when even eviction cannot fit it in the
+ * pool; -EMFILE when the context holds max_buffers. Each bound refusal is
+ * counted and changes nothing else.
+ */
+int retire_buf_register(struct retire_ctx *ctx, struct retire_buf_reg *reg)
+{
+	bool user = reg->flags & RETIRE_BUF_F_USER;
+	struct retire_buf_mem m = {};
+	u32 nr_pages;
+	u64 handle;
+	int ret;
+
+	ret = retire_buf_reg_check(reg);
+	if (ret)
+		return ret;
+	nr_pages = reg->len >> PAGE_SHIFT;
+
+	/* the bounds first: nothing is allocated or pinned for a refusal */
+	spin_lock_irq(&ctx->lock);
+	ret = retire_buf_bounds_locked(ctx, user, reg->len);
+	spin_unlock_irq(&ctx->lock);
+	if (ret)
+		return ret;
+
+	if (user)
+		ret = retire_buf_mem_pin(&m, reg->addr, nr_pages);
+	else
+		ret = retire_buf_mem_alloc(&m, nr_pages);
+	if (ret)
+		return ret;
+	m.user = user;
+	ret = retire_buf_add(ctx, &m, reg->len, &handle, &reg->evicted);
+	if (ret)
+		return ret;
+	reg->handle = handle;
+	reg->mmap_offset = user ? 0 : retire_buf_mmap_offset(handle);
+	return 0;
+}
 EXPORT_SYMBOL_IF_KUNIT(retire_buf_register);
+
+/* the device a context bound to @e attaches imports to */
+static struct device *retire_import_dev_for(const struct retire_engine *e)
+{
+	return e->dma_dev ?: retire_chardev_device();
+}
+
+/**
+ * retire_buf_import() - RETIRE_IOC_BUF_IMPORT: a dma-buf as a buffer
+ * @ctx:	the context
+ * @a:		the checked argument; @a->handle and @a->len are filled on
+ *		success
+ *
+ * The dma-buf is attached for the device of the context's engine now
+ * (retire_buf_import_check() holds requests to it) and counts as pinned
+ * memory: charged to the caller's RLIMIT_MEMLOCK and VmPin, bounded by
+ * max_pinned_bytes and max_buffers.
+ *
+ * Return: 0; -EBADF, -EINVAL or -EOPNOTSUPP from retire_import_get();
+ * -EDQUOT, -EMFILE (counted) or -ENOMEM as for a pinned buffer; the
+ * exporter's error. A refusal changes nothing.
+ */
+int retire_buf_import(struct retire_ctx *ctx, struct retire_buf_import *a)
+{
+	struct retire_buf_mem m = { .user = true };
+	struct device *dev;
+	u32 evicted;
+	bool cpu;
+	s64 len;
+	int ret;
+
+	/* the engine may change under the import: the device may not go */
+	mutex_lock(&ctx->mutex);
+	dev = get_device(retire_import_dev_for(ctx->engine));
+	cpu = !ctx->engine->dma_dev;
+	mutex_unlock(&ctx->mutex);
+	len = retire_import_get(a->fd, dev, cpu, &m.import);
+	put_device(dev);
+	if (len < 0)
+		return len;
+	m.nr_pages = len >> PAGE_SHIFT;
+	ret = retire_buf_charge(&m, m.nr_pages);
+	if (ret) {
+		retire_import_put(m.import);
+		return ret;
+	}
+	ret = retire_buf_add(ctx, &m, len, &a->handle, &evicted);
+	if (ret)
+		return ret;
+	a->len = len;
+	return 0;
+}
+EXPORT_SYMBOL_IF_KUNIT(retire_buf_import);
+
+/**
+ * retire_buf_import_check() - may a request on @buf go to engine @e?
+ * @buf:	the buffer
+ * @e:		the context's engine
+ *
+ * Return: 0 for a buffer that is not imported, or one attached for @e's
+ * device, if @e serves imports; -EOPNOTSUPP if it does not; -EXDEV for
+ * one attached for another engine's device (the context was bound to
+ * another engine since).
+ */
+int retire_buf_import_check(const struct retire_buf *buf,
+			    const struct retire_engine *e)
+{
+	if (!buf->import)
+		return 0;
+	if (!e->imports)
+		return -EOPNOTSUPP;
+	if (retire_import_dev(buf->import) != retire_import_dev_for(e))
+		return -EXDEV;
+	return 0;
+}
+
+/**
+ * retire_buf_drop_imports() - a closed context lets its imports go
+ * @ctx: the context, closed, with no request unretired
+ *
+ * A dma-buf of one context imported by another (or by itself) holds the
+ * exporting context: dropped at the context's free, two contexts that
+ * import each other's exports would hold each other forever. So they go
+ * once the owner closed the context and its requests are retired.
+ */
+void retire_buf_drop_imports(struct retire_ctx *ctx)
+{
+	struct retire_buf_mem m;
+	struct retire_buf *buf;
+	u32 idx;
+
+	mutex_lock(&ctx->buf_mutex);
+	for (idx = 0; idx < ctx->bufs.nr; idx++) {
+		buf = retire_slot_get(&ctx->bufs, idx);
+		spin_lock_irq(&ctx->lock);
+		if (!buf->slot.live || !buf->import ||
+		    WARN_ON_ONCE(buf->state != RETIRE_BUF_FREE)) {
+			spin_unlock_irq(&ctx->lock);
+			continue;
+		}
+		retire_buf_remove_locked(ctx, buf, &m);
+		spin_unlock_irq(&ctx->lock);
+		retire_buf_mem_free(&m);
+	}
+	mutex_unlock(&ctx->buf_mutex);
+}
 
 /**
  * retire_buf_unregister() - take a FREE buffer out of its context

@@ -12,6 +12,9 @@ struct page;
 struct vm_area_struct;
 struct retire_ctx;
 struct retire_buf_reg;
+struct retire_buf_import;
+struct retire_engine;
+struct retire_import;
 
 /* where a buffer is in its pool's life */
 enum retire_buf_state {
@@ -35,6 +38,8 @@ enum retire_buf_state {
  * @mm:		user memory: the mm whose VmPin shows it
  * @charged:	the user charged for it against RLIMIT_MEMLOCK (NULL with
  *		CAP_IPC_LOCK): pinned or module memory alike
+ * @import:	an imported dma-buf (dmabuf.c), @pages NULL; it counts as
+ *		pinned memory (@user is set) and is dropped with the buffer
  * @exports:	live dma-bufs of it (dmabuf.c): while non-zero it is neither
  *		unregistered nor evicted, so off the LRU even when FREE
  * @lru:	a FREE module buffer, not exported: on the context's pool_lru,
@@ -52,6 +57,7 @@ struct retire_buf {
 	struct page **pages;
 	struct mm_struct *mm;
 	struct user_struct *charged;
+	struct retire_import *import;
 	u32 exports;
 	struct list_head lru;
 };
@@ -63,6 +69,10 @@ void retire_buf_pool_put_locked(struct retire_ctx *ctx, struct retire_buf *buf);
 void retire_buf_pool_take_locked(struct retire_ctx *ctx,
 				 struct retire_buf *buf, u8 state);
 int retire_buf_register(struct retire_ctx *ctx, struct retire_buf_reg *reg);
+int retire_buf_import(struct retire_ctx *ctx, struct retire_buf_import *a);
+int retire_buf_import_check(const struct retire_buf *buf,
+			    const struct retire_engine *e);
+void retire_buf_drop_imports(struct retire_ctx *ctx);
 int retire_buf_unregister(struct retire_ctx *ctx, u64 handle);
 int retire_buf_mmap(struct retire_ctx *ctx, struct vm_area_struct *vma);
 void retire_buf_destroy_all(struct retire_ctx *ctx);

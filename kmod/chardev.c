@@ -8,6 +8,7 @@
 #include <linux/compat.h>
 #include <linux/file.h>
 #include <linux/fs.h>
+#include <linux/dma-mapping.h>
 #include <linux/miscdevice.h>
 #include <linux/module.h>
 #include <linux/nospec.h>
@@ -192,6 +193,33 @@ static long retire_ioctl_buf_export(struct retire_ctx *ctx, unsigned int cmd,
 	}
 	fd_install(fd, retire_buf_export_file(dmabuf));
 	return 0;
+}
+
+/*
+ * RETIRE_IOC_BUF_IMPORT: a reply that cannot be written takes the buffer
+ * out again, so it changes nothing.
+ */
+static long retire_ioctl_buf_import(struct retire_ctx *ctx, unsigned int cmd,
+				    void __user *uarg)
+{
+	struct retire_buf_import a;
+	int ret;
+
+	ret = retire_arg_copy_in(&a, sizeof(a), sizeof(a), cmd, uarg);
+	if (ret)
+		return ret;
+	if (a.flags || !retire_reserved_zero(a.reserved, sizeof(a.reserved)))
+		return -EINVAL;
+	if (a.fd < 0)
+		return -EBADF;
+	ret = retire_buf_import(ctx, &a);
+	if (ret)
+		return ret;
+	ret = retire_arg_copy_out(uarg, cmd, &a, sizeof(a));
+	/* nobody was told the handle: only a guess may have used it */
+	if (ret)
+		retire_buf_unregister(ctx, a.handle);
+	return ret;
 }
 
 /*
@@ -695,6 +723,7 @@ static const struct retire_ioc retire_iocs[] = {
 	RETIRE_IOC(HISTORY, retire_ioctl_history),
 	RETIRE_IOC(CANCEL_MATCH, retire_ioctl_cancel_match),
 	RETIRE_IOC(BUF_EXPORT, retire_ioctl_buf_export),
+	RETIRE_IOC(BUF_IMPORT, retire_ioctl_buf_import),
 };
 
 static long retire_ioctl(struct file *file, unsigned int cmd,
@@ -821,7 +850,30 @@ static struct miscdevice retire_misc = {
  */
 int retire_chardev_register(void)
 {
-	return misc_register(&retire_misc);
+	int ret = misc_register(&retire_misc);
+
+	if (ret)
+		return ret;
+	/*
+	 * Imports for an engine that moves bytes with the CPU are attached
+	 * to this device: its exporter maps them for it, as for any other
+	 * (udmabuf does the same for its own device).
+	 */
+	ret = dma_coerce_mask_and_coherent(retire_misc.this_device,
+					   DMA_BIT_MASK(64));
+	if (ret)
+		misc_deregister(&retire_misc);
+	return ret;
+}
+
+/**
+ * retire_chardev_device() - the device behind /dev/retire
+ *
+ * Return: it; it lives while the module does.
+ */
+struct device *retire_chardev_device(void)
+{
+	return retire_misc.this_device;
 }
 
 /**

@@ -5,10 +5,12 @@
 #include <linux/types.h>
 #include <linux/retire_engine.h>
 
+struct device;
 struct retire_info;
 
 int retire_chardev_register(void);
 void retire_chardev_unregister(void);
+struct device *retire_chardev_device(void);
 
 int retire_info_check(const struct retire_info *info);
 

@@ -57,4 +57,17 @@ static inline void retire_sg_copy_dma_flags(struct scatterlist *dst,
 #endif
 }
 
+/*
+ * 6.2 made dma_buf_vmap() the caller-locks form and added the _unlocked
+ * one, which takes the reservation lock itself; 6.1's dma_buf_vmap() is
+ * that one already.
+ */
+#ifdef RETIRE_HAVE_DMA_BUF_VMAP_UNLOCKED
+#define retire_dma_buf_vmap	dma_buf_vmap_unlocked
+#define retire_dma_buf_vunmap	dma_buf_vunmap_unlocked
+#else
+#define retire_dma_buf_vmap	dma_buf_vmap
+#define retire_dma_buf_vunmap	dma_buf_vunmap
+#endif
+
 #endif /* _RETIRE_COMPAT_H */

@@ -360,9 +360,15 @@ static void retire_ctx_reap_work(struct work_struct *work)
 	done = !ctx->unretired && ctx->ready_head == RETIRE_SLOT_NONE;
 	spin_unlock_irq(&ctx->lock);
 	mutex_unlock(&ctx->mutex);
-	/* the reference release() handed over, dropped exactly once */
-	if (done && !test_and_set_bit(0, &ctx->reaped))
+	/*
+	 * The reference release() handed over, dropped exactly once; its
+	 * imports go first, so that contexts importing each other's
+	 * exports do not hold each other.
+	 */
+	if (done && !test_and_set_bit(0, &ctx->reaped)) {
+		retire_buf_drop_imports(ctx);
 		retire_ctx_put(ctx);
+	}
 }
 
 /**

@@ -7,6 +7,11 @@
  * neither unregistered nor evicted (off the pool's LRU), though requests
  * may still use it. Importers map it through the DMA API; the CPU reaches
  * it through mmap() of the dma-buf, bracketed by DMA_BUF_IOCTL_SYNC.
+ *
+ * dma-buf import: another driver's dma-buf as a buffer (struct
+ * retire_import), attached to the device of the context's engine and
+ * mapped once; engines use the attachment's DMA addresses, or, moving
+ * bytes with the CPU, the dma-buf's kernel mapping.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -17,13 +22,16 @@
 #include <linux/module.h>
 #include <linux/scatterlist.h>
 #include <linux/slab.h>
+#include <linux/vmalloc.h>
 #include <kunit/visibility.h>
 #include <linux/retire.h>
+#include <linux/retire_engine.h>
 
 #include "buf.h"
 #include "compat.h"
 #include "ctx.h"
 #include "dmabuf.h"
+#include "history.h"
 
 MODULE_IMPORT_NS(DMA_BUF);
 
@@ -186,6 +194,24 @@ static int retire_export_mmap(struct dma_buf *dmabuf,
 	return ret;
 }
 
+/* a kernel mapping of the range, for an importer that moves bytes itself */
+static int retire_export_vmap(struct dma_buf *dmabuf, struct iosys_map *map)
+{
+	struct retire_export *x = dmabuf->priv;
+	void *vaddr = vmap(x->pages, x->nr_pages, VM_MAP, PAGE_KERNEL);
+
+	if (!vaddr)
+		return -ENOMEM;
+	iosys_map_set_vaddr(map, vaddr);
+	return 0;
+}
+
+static void retire_export_vunmap(struct dma_buf *dmabuf,
+				 struct iosys_map *map)
+{
+	vunmap(map->vaddr);
+}
+
 /* the last reference: the buffer may go back to its pool's LRU */
 static void retire_export_release(struct dma_buf *dmabuf)
 {
@@ -197,6 +223,8 @@ static void retire_export_release(struct dma_buf *dmabuf)
 	spin_lock_irq(&ctx->lock);
 	if (!--buf->exports && buf->state == RETIRE_BUF_FREE)
 		retire_buf_pool_put_locked(ctx, buf);
+	retire_event_locked(ctx, RETIRE_EV_EXPORT, buf->handle, buf->exports,
+			    dmabuf->size);
 	spin_unlock_irq(&ctx->lock);
 	mutex_destroy(&x->lock);
 	kfree(x);
@@ -209,6 +237,8 @@ static const struct dma_buf_ops retire_export_ops = {
 	.begin_cpu_access = retire_export_begin_cpu,
 	.end_cpu_access = retire_export_end_cpu,
 	.mmap = retire_export_mmap,
+	.vmap = retire_export_vmap,
+	.vunmap = retire_export_vunmap,
 	.release = retire_export_release,
 };
 
@@ -273,6 +303,8 @@ int retire_buf_export(struct retire_ctx *ctx,
 	if (buf->state == RETIRE_BUF_FREE)
 		retire_buf_pool_take_locked(ctx, buf, RETIRE_BUF_FREE);
 	buf->exports++;
+	retire_event_locked(ctx, RETIRE_EV_EXPORT, buf->handle, buf->exports,
+			    e->len);
 	spin_unlock_irq(&ctx->lock);
 	mutex_unlock(&ctx->buf_mutex);
 	*out = dmabuf;
@@ -285,3 +317,180 @@ out_unlock:
 	return ret;
 }
 EXPORT_SYMBOL_IF_KUNIT(retire_buf_export);
+
+/**
+ * struct retire_import - another driver's dma-buf, as a buffer
+ * @refs:	the buffers that are this import, in any context (under
+ *		retire_imports_lock)
+ * @node:	on retire_imports
+ * @dmabuf:	the dma-buf (a reference)
+ * @attach:	its attachment to @dev: a static importer's, so the exporter
+ *		keeps the memory where it is (pinned) while it lives
+ * @sgt:	the attachment, mapped once (bidirectional) for all requests
+ * @map:	the kernel mapping, for an engine that moves bytes itself
+ * @dev:	the device attached (a reference): the engine's DMA device,
+ *		or the module's own
+ */
+struct retire_import {
+	unsigned int refs;
+	struct list_head node;
+	struct dma_buf *dmabuf;
+	struct dma_buf_attachment *attach;
+	struct sg_table *sgt;
+	struct iosys_map map;
+	struct device *dev;
+};
+
+/*
+ * One import per dma-buf and device, shared by every buffer that is it:
+ * a device maps a dma-buf's pages once, as the DMA API wants (two live
+ * bidirectional mappings of a page for one device are an error it
+ * reports), however many contexts import it.
+ */
+static LIST_HEAD(retire_imports);
+static DEFINE_MUTEX(retire_imports_lock);
+
+/* the shared import of @dmabuf for @dev, a reference taken; or NULL */
+static struct retire_import *retire_import_find(struct dma_buf *dmabuf,
+						struct device *dev)
+{
+	struct retire_import *imp;
+
+	lockdep_assert_held(&retire_imports_lock);
+	list_for_each_entry(imp, &retire_imports, node)
+		if (imp->dmabuf == dmabuf && imp->dev == dev) {
+			imp->refs++;
+			return imp;
+		}
+	return NULL;
+}
+
+/**
+ * retire_import_get() - attach to a dma-buf and map it
+ * @fd:		the dma-buf's fd
+ * @dev:	the device to attach for
+ * @cpu:	the engine moves the bytes with the CPU: map them for it too
+ * @out:	the import, for retire_import_put()
+ *
+ * Return: the dma-buf's size; -EBADF for no open file; -EINVAL for a file
+ * that is no dma-buf, or one too large to be a buffer; -EOPNOTSUPP for a
+ * CPU engine and a dma-buf with no kernel mapping, or one in I/O memory;
+ * the exporter's error from attaching or mapping; -ENOMEM.
+ */
+s64 retire_import_get(int fd, struct device *dev, bool cpu,
+		      struct retire_import **out)
+{
+	struct retire_import *imp, *found;
+	struct sg_table *sgt;
+	struct dma_buf *dmabuf;
+	int ret;
+
+	dmabuf = dma_buf_get(fd);
+	if (IS_ERR(dmabuf))
+		return PTR_ERR(dmabuf);
+	if (!dmabuf->size || !PAGE_ALIGNED(dmabuf->size) ||
+	    dmabuf->size >> PAGE_SHIFT > U32_MAX) {
+		dma_buf_put(dmabuf);
+		return -EINVAL;
+	}
+	imp = kzalloc(sizeof(*imp), GFP_KERNEL_ACCOUNT);
+	if (!imp) {
+		dma_buf_put(dmabuf);
+		return -ENOMEM;
+	}
+	imp->dmabuf = dmabuf;
+	/* the lock is held over the attach: one import is made, not two */
+	mutex_lock(&retire_imports_lock);
+	found = retire_import_find(dmabuf, dev);
+	if (found) {
+		mutex_unlock(&retire_imports_lock);
+		dma_buf_put(dmabuf);
+		kfree(imp);
+		*out = found;
+		return found->dmabuf->size;
+	}
+	imp->attach = dma_buf_attach(imp->dmabuf, dev);
+	if (IS_ERR(imp->attach)) {
+		ret = PTR_ERR(imp->attach);
+		goto out_put;
+	}
+	sgt = dma_buf_map_attachment_unlocked(imp->attach, DMA_BIDIRECTIONAL);
+	if (IS_ERR(sgt)) {
+		ret = PTR_ERR(sgt);
+		goto out_detach;
+	}
+	imp->sgt = sgt;
+	if (cpu) {
+		/* an exporter without a kernel mapping: -EINVAL, say why */
+		ret = retire_dma_buf_vmap(imp->dmabuf, &imp->map);
+		if (ret == -EINVAL)
+			ret = -EOPNOTSUPP;
+		if (ret)
+			goto out_unmap;
+		if (imp->map.is_iomem) {
+			ret = -EOPNOTSUPP;
+			goto out_vunmap;
+		}
+	}
+	imp->dev = get_device(dev);
+	imp->refs = 1;
+	list_add(&imp->node, &retire_imports);
+	mutex_unlock(&retire_imports_lock);
+	*out = imp;
+	return imp->dmabuf->size;
+
+out_vunmap:
+	retire_dma_buf_vunmap(imp->dmabuf, &imp->map);
+out_unmap:
+	dma_buf_unmap_attachment_unlocked(imp->attach, sgt, DMA_BIDIRECTIONAL);
+out_detach:
+	dma_buf_detach(imp->dmabuf, imp->attach);
+out_put:
+	mutex_unlock(&retire_imports_lock);
+	dma_buf_put(imp->dmabuf);
+	kfree(imp);
+	return ret;
+}
+EXPORT_SYMBOL_IF_KUNIT(retire_import_get);
+
+/**
+ * retire_import_put() - undo retire_import_get()
+ * @imp: the import; no request of this buffer uses it any more
+ *
+ * The last buffer that was @imp takes it off the list, then lets it go.
+ */
+void retire_import_put(struct retire_import *imp)
+{
+	mutex_lock(&retire_imports_lock);
+	if (--imp->refs) {
+		mutex_unlock(&retire_imports_lock);
+		return;
+	}
+	list_del(&imp->node);
+	mutex_unlock(&retire_imports_lock);
+	if (imp->map.vaddr)
+		retire_dma_buf_vunmap(imp->dmabuf, &imp->map);
+	dma_buf_unmap_attachment_unlocked(imp->attach, imp->sgt,
+					  DMA_BIDIRECTIONAL);
+	dma_buf_detach(imp->dmabuf, imp->attach);
+	dma_buf_put(imp->dmabuf);
+	put_device(imp->dev);
+	kfree(imp);
+}
+EXPORT_SYMBOL_IF_KUNIT(retire_import_put);
+
+/* what an engine gets of an import: its DMA addresses or its mapping */
+void retire_import_work(const struct retire_import *imp,
+			struct retire_engine_work *w)
+{
+	if (imp->map.vaddr)
+		w->vaddr = imp->map.vaddr;
+	else
+		w->sgt = imp->sgt;
+}
+
+/* the device an import was attached to */
+struct device *retire_import_dev(const struct retire_import *imp)
+{
+	return imp->dev;
+}

@@ -6,16 +6,25 @@
 #include <linux/errno.h>
 #include <linux/kconfig.h>
 
+struct device;
 struct file;
 struct retire_ctx;
 struct retire_buf_export;
+struct retire_engine_work;
+struct retire_import;
 
 #if IS_ENABLED(CONFIG_DMA_SHARED_BUFFER)
 
-#define RETIRE_DMABUF_FEATURES	RETIRE_FEAT_DMABUF
+#define RETIRE_DMABUF_FEATURES	(RETIRE_FEAT_DMABUF | RETIRE_FEAT_DMABUF_IMPORT)
 
 int retire_buf_export(struct retire_ctx *ctx,
 		      const struct retire_buf_export *e, struct dma_buf **out);
+s64 retire_import_get(int fd, struct device *dev, bool cpu,
+		      struct retire_import **out);
+void retire_import_put(struct retire_import *imp);
+void retire_import_work(const struct retire_import *imp,
+			struct retire_engine_work *w);
+struct device *retire_import_dev(const struct retire_import *imp);
 
 /* the dma-buf's file, for its fd */
 static inline struct file *retire_buf_export_file(struct dma_buf *dmabuf)
@@ -29,7 +38,7 @@ static inline void retire_buf_export_drop(struct dma_buf *dmabuf)
 	dma_buf_put(dmabuf);
 }
 
-#else /* !CONFIG_DMA_SHARED_BUFFER: no export */
+#else /* !CONFIG_DMA_SHARED_BUFFER: no export, no import */
 
 #define RETIRE_DMABUF_FEATURES	0
 
@@ -46,6 +55,22 @@ static inline struct file *retire_buf_export_file(struct dma_buf *dmabuf)
 }
 
 static inline void retire_buf_export_drop(struct dma_buf *dmabuf) {}
+
+static inline s64 retire_import_get(int fd, struct device *dev, bool cpu,
+				    struct retire_import **out)
+{
+	return -EOPNOTSUPP;
+}
+
+static inline void retire_import_put(struct retire_import *imp) {}
+
+static inline void retire_import_work(const struct retire_import *imp,
+				      struct retire_engine_work *w) {}
+
+static inline struct device *retire_import_dev(const struct retire_import *imp)
+{
+	return NULL;
+}
 
 #endif
 

@@ -245,7 +245,26 @@ static struct page *retire_edu_chunk(struct retire_edu_job *job, u32 *off,
 	*off = offset_in_page(pos);
 	*cnt = min_t(u64, EDU_CHUNK - (pos & (EDU_CHUNK - 1)),
 		     job->w.len - job->done);
-	return job->w.pages[pos >> PAGE_SHIFT];
+	return job->w.pages ? job->w.pages[pos >> PAGE_SHIFT] : NULL;
+}
+
+/*
+ * An imported buffer's chunk at @job->done: its DMA address in the
+ * attachment's mapping, made for this device once; a chunk keeps within
+ * one page, and entries are whole pages, so within one entry.
+ */
+static dma_addr_t retire_edu_chunk_dma(struct retire_edu_job *job)
+{
+	u64 pos = job->w.offset + job->done, at = 0;
+	struct scatterlist *sg;
+	unsigned int i;
+
+	for_each_sgtable_dma_sg(job->w.sgt, sg, i) {
+		if (pos < at + sg_dma_len(sg))
+			return sg_dma_address(sg) + (pos - at);
+		at += sg_dma_len(sg);
+	}
+	return DMA_MAPPING_ERROR;	/* admission checked the range */
 }
 
 static enum dma_data_direction retire_edu_dir(struct retire_edu_job *job)
@@ -288,14 +307,24 @@ static int retire_edu_start_step(struct retire_edu *edu,
 	switch (job->step) {
 	case EDU_IN:
 	case EDU_OUT:
-		a = dma_map_page(dev, page, off, cnt, retire_edu_dir(job));
-		if (dma_mapping_error(dev, a))
-			return -EIO;
-		if (a != page_to_phys(page) + off)
-			atomic64_inc(&edu->engine.bounced);
-		edu->map = a;
-		edu->map_len = cnt;
-		edu->map_dir = retire_edu_dir(job);
+		if (job->w.sgt) {
+			/* an import: mapped already, its bytes synced by its
+			 * exporter's CPU-access calls
+			 */
+			a = retire_edu_chunk_dma(job);
+			if (a == DMA_MAPPING_ERROR)
+				return -EIO;
+		} else {
+			a = dma_map_page(dev, page, off, cnt,
+					 retire_edu_dir(job));
+			if (dma_mapping_error(dev, a))
+				return -EIO;
+			if (a != page_to_phys(page) + off)
+				atomic64_inc(&edu->engine.bounced);
+			edu->map = a;
+			edu->map_len = cnt;
+			edu->map_dir = retire_edu_dir(job);
+		}
 		if (job->step == EDU_IN)
 			retire_edu_command(edu, a, EDU_BUF_ADDR, cnt, false);
 		else
@@ -571,6 +600,8 @@ static int retire_edu_probe(struct pci_dev *pdev,
 	edu->engine.features = RETIRE_FEAT_EDU;
 	edu->engine.dma_mask = DMA_BIT_MASK(EDU_DMA_BITS);
 	edu->engine.max_transfer = EDU_CHUNK;
+	edu->engine.dma_dev = &pdev->dev;
+	edu->engine.imports = true;
 	pci_set_drvdata(pdev, edu);
 	ret = retire_engine_register(&edu->engine);
 	if (ret)

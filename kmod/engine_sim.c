@@ -270,7 +270,9 @@ static void retire_sim_transfer(struct retire_sim_job *job, u64 from, u64 n)
 		size_t off = offset_in_page(pos);
 		size_t cnt = min_t(u64, PAGE_SIZE - off, end - pos);
 		u64 i, rel = pos - job->w.offset;
-		u8 *p = kmap_local_page(pages[pos >> PAGE_SHIFT]);
+		/* an import's bytes are its exporter's kernel mapping */
+		u8 *p = pages ? kmap_local_page(pages[pos >> PAGE_SHIFT]) :
+			(u8 *)job->w.vaddr + (pos - off);
 
 		if (rd)
 			job->checksum = retire_checksum(job->checksum,
@@ -278,7 +280,8 @@ static void retire_sim_transfer(struct retire_sim_job *job, u64 from, u64 n)
 		if (wr)
 			for (i = 0; i < cnt; i++)
 				p[off + i] = (u8)(job->w.user_data + rel + i);
-		kunmap_local(p);
+		if (pages)
+			kunmap_local(p);
 		pos += cnt;
 	}
 }
@@ -874,6 +877,7 @@ static struct retire_engine retire_sim_engine = {
 	.ops		= &retire_sim_ops,
 	.owner		= THIS_MODULE,
 	.features	= RETIRE_FEAT_SIM,
+	.imports	= true,	/* through the kernel mapping: no dma_dev */
 };
 
 static int __init retire_sim_init(void)

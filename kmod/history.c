@@ -126,6 +126,8 @@ static const char * const retire_event_names[] = {
 	[RETIRE_EV_RESET] = "reset",
 	[RETIRE_EV_FENCE] = "fence",
 	[RETIRE_EV_GATE] = "gate",
+	[RETIRE_EV_EXPORT] = "export",
+	[RETIRE_EV_IMPORT] = "import",
 };
 
 /**

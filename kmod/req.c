@@ -267,7 +267,9 @@ static int retire_refuse_locked(struct retire_ctx *ctx, int err,
  * in-fence that names no open file (-EBADF) or no sync_file (-EINVAL), an
  * out-fence with no fd free (-EMFILE); the engine, whose
  * device may be gone (-ENODEV); the buffer
- * (-ENOENT stale, -EINVAL range, -EBUSY attached); the bounds: unretired
+ * (-ENOENT stale, -EINVAL range, -EBUSY attached; an import the engine
+ * cannot serve, -EOPNOTSUPP, or attached for another's device, -EXDEV);
+ * the bounds: unretired
  * requests (-ENOSPC), reserved bytes (-EDQUOT), and, for a request that
  * would have to wait, waiting requests (-ENOBUFS). -EAGAIN when every
  * request slot waits for its RETIRED record to be read; -ENOMEM.
@@ -342,6 +344,11 @@ int retire_submit_one(struct retire_ctx *ctx, struct retire_op *op,
 	}
 	if (buf->state != RETIRE_BUF_FREE) {
 		ret = retire_refuse_locked(ctx, -EBUSY, RETIRE_ST_REFUSED);
+		goto out_unlock;
+	}
+	ret = retire_buf_import_check(buf, ctx->engine);
+	if (ret) {
+		ret = retire_refuse_locked(ctx, ret, RETIRE_ST_REFUSED);
 		goto out_unlock;
 	}
 	if (ctx->unretired >= ctx->limits.max_unretired) {

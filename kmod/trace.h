@@ -73,6 +73,20 @@ RETIRE_REQ_EVENT(reset);
 RETIRE_REQ_EVENT_PRINT(fence, "error=%d", __entry->value);
 RETIRE_REQ_EVENT_PRINT(gate, "error=%d", __entry->value);
 
+/* a buffer's events: its handle, a buffer's */
+#define RETIRE_BUF_EVENT_PRINT(name, fmt, args...)			\
+	DEFINE_EVENT_PRINT(retire_req_event, name,			\
+			   TP_PROTO(u64 ctx, u64 handle, s32 value, u64 aux), \
+			   TP_ARGS(ctx, handle, value, aux),		\
+			   TP_printk("ctx=%llu buf=%#llx slot=%u gen=%u " fmt, \
+				     __entry->ctx, __entry->handle,	\
+				     RETIRE_HANDLE_SLOT(__entry->handle), \
+				     RETIRE_HANDLE_GEN(__entry->handle), args))
+
+RETIRE_BUF_EVENT_PRINT(export, "exports=%d len=%llu", __entry->value,
+		       __entry->aux);
+RETIRE_BUF_EVENT_PRINT(import, "len=%llu", __entry->aux);
+
 /* a handle refused before anything it names was read */
 TRACE_EVENT(stale,
 	    TP_PROTO(u64 ctx, u64 handle, s32 kind, u64 found),

@@ -784,6 +784,7 @@ TEST_F(bad, every_command_checks_struct_size_and_pointer)
 		{ 0x0d, sizeof(struct retire_epoch_arg), "EPOCH" },
 		{ 0x13, sizeof(struct retire_cancel_match), "CANCEL_MATCH" },
 		{ 0x14, sizeof(struct retire_buf_export), "BUF_EXPORT" },
+		{ 0x15, sizeof(struct retire_buf_import), "BUF_IMPORT" },
 	};
 	struct retire_stats before, after;
 	unsigned char buf[256];

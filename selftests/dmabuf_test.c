@@ -7,8 +7,16 @@
  * unregistered nor evicted, and once the last goes it is the pool's
  * again; a dma-buf outlives its context; bad arguments are refused with a
  * clear errno and change nothing.
+ *
+ * dma-buf import (RETIRE_FEAT_DMABUF_IMPORT): a dma-buf of another context,
+ * of udmabuf or of the system heap becomes a buffer whose requests reach
+ * the exporter's bytes both ways; it counts as pinned memory and holds
+ * the dma-buf until it is unregistered or its context closed (contexts
+ * that import each other's exports are freed); an engine that cannot
+ * serve imports refuses them; bad fds change nothing.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,6 +25,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 #include <linux/dma-buf.h>
+#include <linux/dma-heap.h>
+#include <linux/udmabuf.h>
 
 #include "kselftest_harness.h"
 #include "libretire.h"
@@ -275,6 +285,383 @@ TEST_F(db, bad_exports_are_refused_and_change_nothing)
 	EXPECT_EQ(0, retire_unregister_buffer(self->r, buf));
 	EXPECT_EQ(0, retire_unregister_buffer(self->r, pinned));
 	munmap(mem, RT_PAGE);
+}
+
+/* ---- import ------------------------------------------------------------- */
+
+/*
+ * @r imports, @x exports: two contexts of one process, as two drivers
+ * would be.
+ */
+FIXTURE(im) {
+	struct retire *r;
+	struct retire *x;
+	struct rt_log log;
+};
+
+FIXTURE_SETUP(im)
+{
+	RT_OPEN_OR_SKIP(self->r);
+	RT_REQUIRE_FEATURES(self->r, RETIRE_FEAT_DMABUF |
+			    RETIRE_FEAT_DMABUF_IMPORT,
+			    "a module without dma-buf import");
+	rt_sim_neutral(self->r);
+	ASSERT_EQ(0, retire_open_device(&self->x, NULL, 0));
+}
+
+FIXTURE_TEARDOWN(im)
+{
+	rt_log_free(&self->log);
+	retire_close_device(self->x);
+	rt_close_neutral(self->r);
+}
+
+/* @x's buffer of @len bytes, mapped at *@map, exported whole */
+static int im_export(struct retire *x, size_t len, __u64 *buf,
+		     unsigned char **map)
+{
+	int ret = retire_alloc_buffer(x, len, buf, (void **)map);
+
+	return ret ? ret : retire_export_buffer(x, *buf, 0, len);
+}
+
+/* the last event of @type about @handle in @r's history, or NULL */
+static int im_event(struct retire *r, __u32 type, __u64 handle,
+		    struct retire_history_event *out)
+{
+	struct retire_history_event ev[RETIRE_HISTORY_LEN];
+	struct retire_history_info info;
+	int n = retire_read_history(r, 0, ev, RETIRE_HISTORY_LEN, &info);
+
+	while (n-- > 0)
+		if (ev[n].type == type && ev[n].handle == handle) {
+			*out = ev[n];
+			return 0;
+		}
+	return -ENOENT;
+}
+
+/* a request on @buf that reads and writes [@off, @off + @len), ended */
+static void im_rw(struct __test_metadata *_metadata, struct retire *r,
+		  struct rt_log *log, __u64 buf, __u64 off, __u64 len,
+		  __u64 pattern, struct retire_cqe *c)
+{
+	__u64 h;
+
+	ASSERT_EQ(0, rt_submit(r, buf, off, len,
+			       RETIRE_DEV_READ | RETIRE_DEV_WRITE, pattern, 0,
+			       &h));
+	ASSERT_EQ(0, rt_wait(r, log, h, RETIRE_REC_TERMINAL, c, 5000));
+	EXPECT_EQ(RETIRE_OUTCOME_COMPLETED, c->outcome);
+	ASSERT_EQ(0, retire_retire_request(r, h));
+	ASSERT_EQ(0, rt_wait(r, log, h, RETIRE_REC_RETIRED, NULL, 2000));
+}
+
+/*
+ * An import is the exporter's bytes: a request reads what the exporter
+ * wrote (its checksum) and writes what the exporter then sees, both
+ * bracketed by the exporter's CPU-access calls. It counts as a pinned
+ * buffer of its length, the history says so, and the exporter's buffer
+ * stays exported while the import lives, its fd closed or not.
+ */
+TEST_F(im, an_import_is_the_exporters_bytes_both_ways)
+{
+	const size_t len = 2 * RT_PAGE;
+	struct retire_stats s0, s1, s2;
+	struct retire_history_event ev;
+	unsigned char *map;
+	struct retire_cqe c;
+	__u64 xbuf, buf, got = 0, sum;
+	size_t i;
+	int fd;
+
+	fd = im_export(self->x, len, &xbuf, &map);
+	ASSERT_LE(0, fd);
+	for (i = 0; i < len; i++)
+		map[i] = (unsigned char)(i * 7 + 3);
+	ASSERT_EQ(0, rt_stats(self->r, &s0));
+	ASSERT_EQ(0, retire_import_buffer(self->r, fd, &buf, &got));
+	EXPECT_EQ(len, got);
+	EXPECT_EQ(RETIRE_KIND_BUF, RETIRE_HANDLE_KIND(buf));
+	close(fd);
+	ASSERT_EQ(0, rt_stats(self->r, &s1));
+	EXPECT_EQ(s0.buffers + 1, s1.buffers);
+	EXPECT_EQ(s0.pinned_bytes + len, s1.pinned_bytes);
+	ASSERT_EQ(0, im_event(self->r, RETIRE_EV_IMPORT, buf, &ev));
+	EXPECT_EQ(len, ev.aux);
+	ASSERT_EQ(0, im_event(self->x, RETIRE_EV_EXPORT, xbuf, &ev));
+	EXPECT_EQ(1, ev.value);
+
+	/* the read sees the exporter's bytes; the write lands in them */
+	sum = rt_fnv1a64(map + RT_PAGE + 100, 3000);
+	im_rw(_metadata, self->r, &self->log, buf, RT_PAGE + 100, 3000, 0x55,
+	      &c);
+	EXPECT_EQ(sum, c.checksum);
+	EXPECT_EQ(-1, rt_check_pattern(map + RT_PAGE + 100, 3000, 0x55));
+	/* and nowhere else */
+	EXPECT_EQ((unsigned char)((RT_PAGE + 99) * 7 + 3), map[RT_PAGE + 99]);
+	EXPECT_EQ((unsigned char)((RT_PAGE + 3100) * 7 + 3),
+		  map[RT_PAGE + 3100]);
+
+	/* not the module's to map or export again */
+	EXPECT_EQ(-EINVAL, retire_export_buffer(self->r, buf, 0, RT_PAGE));
+	/* the import holds the dma-buf: the exporter's buffer stays */
+	EXPECT_EQ(-EBUSY, retire_unregister_buffer(self->x, xbuf));
+	ASSERT_EQ(0, retire_unregister_buffer(self->r, buf));
+	ASSERT_EQ(0, rt_stats(self->r, &s2));
+	EXPECT_GAUGES_EQ(s0, s2);
+	EXPECT_EQ(0, db_unregister_within(self->x, xbuf, 2000));
+	munmap(map, len);
+}
+
+/*
+ * Imported bytes are pinned bytes: past max_pinned_bytes the import is
+ * refused (-EDQUOT, counted) and leaves nothing: no buffer, no reference
+ * to the dma-buf (the exporter's buffer unregisters once its fd is
+ * closed).
+ */
+TEST_F(im, an_import_past_the_pinned_bound_is_refused)
+{
+	struct retire_limits l;
+	struct retire_stats s0, s1;
+	unsigned char *map;
+	__u64 xbuf, buf;
+	int fd;
+
+	fd = im_export(self->x, 4 * RT_PAGE, &xbuf, &map);
+	ASSERT_LE(0, fd);
+	ASSERT_EQ(0, retire_get_limits(self->r, &l));
+	l.max_pinned_bytes = 3 * RT_PAGE;
+	ASSERT_EQ(0, retire_set_limits(self->r, &l));
+	ASSERT_EQ(0, rt_stats(self->r, &s0));
+	EXPECT_EQ(-EDQUOT, retire_import_buffer(self->r, fd, &buf, NULL));
+	ASSERT_EQ(0, rt_stats(self->r, &s1));
+	EXPECT_GAUGES_EQ(s0, s1);
+	EXPECT_EQ(s0.refused_pinned + 1, s1.refused_pinned);
+	close(fd);
+	munmap(map, 4 * RT_PAGE);
+	EXPECT_EQ(0, db_unregister_within(self->x, xbuf, 2000));
+}
+
+/*
+ * A bad fd is -EBADF, an open file that is no dma-buf -EINVAL (the
+ * device's own fd, a pipe), flags or reserved bits -EINVAL, a reply that
+ * cannot be written -EFAULT: none leaves a buffer or a reference behind.
+ */
+TEST_F(im, bad_imports_are_refused_and_change_nothing)
+{
+	struct retire_buf_import a;
+	int dfd = retire_get_fd(self->r);
+	struct retire_stats s0, s1;
+	unsigned char *map;
+	int fd, p[2];
+	__u64 xbuf, buf;
+	void *ro;
+
+	fd = im_export(self->x, RT_PAGE, &xbuf, &map);
+	ASSERT_LE(0, fd);
+	ASSERT_EQ(0, pipe(p));
+	ASSERT_EQ(0, rt_stats(self->r, &s0));
+	EXPECT_EQ(-EBADF, retire_import_buffer(self->r, -1, &buf, NULL));
+	EXPECT_EQ(-EBADF, retire_import_buffer(self->r, 1000, &buf, NULL));
+	EXPECT_EQ(-EINVAL, retire_import_buffer(self->r, dfd, &buf, NULL));
+	EXPECT_EQ(-EINVAL, retire_import_buffer(self->r, p[0], &buf, NULL));
+	memset(&a, 0, sizeof(a));
+	a.fd = fd;
+	a.flags = 1;
+	EXPECT_EQ(-EINVAL, rt_ioctl(dfd, RETIRE_IOC_BUF_IMPORT, &a));
+	a.flags = 0;
+	a.reserved[0] = 1;
+	EXPECT_EQ(-EINVAL, rt_ioctl(dfd, RETIRE_IOC_BUF_IMPORT, &a));
+	a.reserved[0] = 0;
+	ro = mmap(NULL, RT_PAGE, PROT_READ | PROT_WRITE,
+		  MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	ASSERT_NE(MAP_FAILED, ro);
+	memcpy(ro, &a, sizeof(a));
+	ASSERT_EQ(0, mprotect(ro, RT_PAGE, PROT_READ));
+	EXPECT_EQ(-EFAULT, rt_ioctl(dfd, RETIRE_IOC_BUF_IMPORT, ro));
+	munmap(ro, RT_PAGE);
+	ASSERT_EQ(0, rt_stats(self->r, &s1));
+	EXPECT_GAUGES_EQ(s0, s1);
+	close(p[0]);
+	close(p[1]);
+	close(fd);
+	munmap(map, RT_PAGE);
+	EXPECT_EQ(0, db_unregister_within(self->x, xbuf, 2000));
+}
+
+/*
+ * Contexts that import each other's exports, and one that imports its
+ * own, are freed when closed: the imports go with the closing, not with
+ * a context's free, which their dma-bufs would hold off forever. The
+ * module's gauges come back to where they were.
+ */
+TEST_F(im, contexts_importing_each_others_exports_are_freed)
+{
+	struct retire_stats m0, m1;
+	unsigned char *ma, *mb;
+	__u64 ba, bb, ia, ib, self_imp;
+	struct retire *a, *b;
+	int fa, fb;
+
+	ASSERT_EQ(0, rt_settle_module(self->r, &m0, 2000));
+	ASSERT_EQ(0, retire_open_device(&a, NULL, 0));
+	ASSERT_EQ(0, retire_open_device(&b, NULL, 0));
+	fa = im_export(a, RT_PAGE, &ba, &ma);
+	fb = im_export(b, RT_PAGE, &bb, &mb);
+	ASSERT_LE(0, fa);
+	ASSERT_LE(0, fb);
+	ASSERT_EQ(0, retire_import_buffer(a, fb, &ib, NULL));
+	ASSERT_EQ(0, retire_import_buffer(b, fa, &ia, NULL));
+	ASSERT_EQ(0, retire_import_buffer(a, fa, &self_imp, NULL));
+	close(fa);
+	close(fb);
+	munmap(ma, RT_PAGE);
+	munmap(mb, RT_PAGE);
+	retire_close_device(a);
+	retire_close_device(b);
+	ASSERT_EQ(0, rt_settle_module(self->r, &m1, 5000));
+	EXPECT_GAUGES_EQ(m0, m1);
+}
+
+/*
+ * An engine that cannot serve imports (the sample, which reaches bytes
+ * only through pages) refuses a request on one: -EOPNOTSUPP, counted as
+ * refused, and the import stays usable once the context is back on the
+ * sim.
+ */
+TEST_F(im, an_engine_without_imports_refuses_them)
+{
+	struct retire_engine_info sample, sim;
+	struct retire_stats s0, s1;
+	struct retire_cqe c;
+	unsigned char *map;
+	__u64 xbuf, buf, h;
+	int fd;
+
+	if (rt_engine_named(self->r, "sample", &sample))
+		SKIP(return, "no sample engine loaded");
+	ASSERT_EQ(0, rt_engine_named(self->r, "sim", &sim));
+	fd = im_export(self->x, RT_PAGE, &xbuf, &map);
+	ASSERT_LE(0, fd);
+	ASSERT_EQ(0, retire_import_buffer(self->r, fd, &buf, NULL));
+	close(fd);
+	ASSERT_EQ(0, retire_set_engine(self->r, sample.id));
+	ASSERT_EQ(0, rt_stats(self->r, &s0));
+	EXPECT_EQ(-EOPNOTSUPP, rt_submit(self->r, buf, 0, 64,
+					 RETIRE_DEV_WRITE, 1, 0, &h));
+	ASSERT_EQ(0, rt_stats(self->r, &s1));
+	EXPECT_EQ(s0.refused + 1, s1.refused);
+	EXPECT_GAUGES_EQ(s0, s1);
+	ASSERT_EQ(0, retire_set_engine(self->r, sim.id));
+	im_rw(_metadata, self->r, &self->log, buf, 0, 64, 0x11, &c);
+	EXPECT_EQ(-1, rt_check_pattern(map, 64, 0x11));
+	ASSERT_EQ(0, retire_unregister_buffer(self->r, buf));
+	munmap(map, RT_PAGE);
+}
+
+/*
+ * The kernel's own exporters: a udmabuf over a sealed memfd, and the
+ * system dma-heap (stock 6.12 and the debug kernel; 6.1 has neither and
+ * skips). The request's bytes are the memfd's, or the heap buffer's seen
+ * through its own mapping.
+ */
+static int im_udmabuf(size_t len, unsigned char **map)
+{
+	struct udmabuf_create c = { .size = len };
+	int dev, mfd, fd;
+
+	dev = open("/dev/udmabuf", O_RDWR);
+	if (dev < 0)
+		return -errno;
+	mfd = memfd_create("im", MFD_ALLOW_SEALING);
+	if (mfd < 0 || ftruncate(mfd, len) ||
+	    fcntl(mfd, F_ADD_SEALS, F_SEAL_SHRINK) < 0) {
+		close(dev);
+		return -EIO;
+	}
+	c.memfd = mfd;
+	c.flags = UDMABUF_FLAGS_CLOEXEC;
+	fd = ioctl(dev, UDMABUF_CREATE, &c);
+	*map = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, mfd, 0);
+	close(mfd);
+	close(dev);
+	if (*map == MAP_FAILED)
+		fd = -EIO;
+	return fd < 0 ? -EIO : fd;
+}
+
+static int im_heap(size_t len, unsigned char **map)
+{
+	struct dma_heap_allocation_data a = {
+		.len = len,
+		.fd_flags = O_RDWR | O_CLOEXEC,
+	};
+	int heap = open("/dev/dma_heap/system", O_RDONLY);
+
+	if (heap < 0)
+		return -errno;
+	if (ioctl(heap, DMA_HEAP_IOCTL_ALLOC, &a)) {
+		close(heap);
+		return -EIO;
+	}
+	close(heap);
+	*map = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, a.fd, 0);
+	return *map == MAP_FAILED ? -EIO : (int)a.fd;
+}
+
+static void im_kernel_exporter(struct __test_metadata *_metadata,
+			       struct retire *r, struct rt_log *log, int fd,
+			       unsigned char *map, size_t len)
+{
+	struct retire_cqe c;
+	__u64 buf, sum;
+
+	/* the exporter's CPU-access bracket around the CPU's writes */
+	ASSERT_EQ(0, db_sync(fd, DMA_BUF_SYNC_START | DMA_BUF_SYNC_RW));
+	memset(map, 0x3c, len);
+	ASSERT_EQ(0, db_sync(fd, DMA_BUF_SYNC_END | DMA_BUF_SYNC_RW));
+	sum = rt_fnv1a64(map + RT_PAGE, 500);
+	ASSERT_EQ(0, retire_import_buffer(r, fd, &buf, NULL));
+	im_rw(_metadata, r, log, buf, RT_PAGE, 500, 0x99, &c);
+	EXPECT_EQ(sum, c.checksum);
+	/*
+	 * Looked at once the import is gone: 6.12's CONFIG_DMABUF_DEBUG
+	 * scrambles, in place, the table the system heap handed the
+	 * attachment, and the heap's own CPU-access sync then walks it
+	 * (a kernel bug the debug kernel shows as a crash in sg_phys()).
+	 */
+	ASSERT_EQ(0, retire_unregister_buffer(r, buf));
+	ASSERT_EQ(0, db_sync(fd, DMA_BUF_SYNC_START | DMA_BUF_SYNC_RW));
+	EXPECT_EQ(-1, rt_check_pattern(map + RT_PAGE, 500, 0x99));
+	EXPECT_EQ(-1, rt_check_fill(map + RT_PAGE + 500, 100, 0x3c));
+	ASSERT_EQ(0, db_sync(fd, DMA_BUF_SYNC_END | DMA_BUF_SYNC_RW));
+	close(fd);
+	munmap(map, len);
+}
+
+TEST_F(im, a_udmabuf_is_imported_and_served)
+{
+	unsigned char *map = NULL;
+	int fd = im_udmabuf(2 * RT_PAGE, &map);
+
+	if (fd == -ENOENT)
+		SKIP(return, "no /dev/udmabuf on this kernel");
+	ASSERT_LE(0, fd);
+	im_kernel_exporter(_metadata, self->r, &self->log, fd, map,
+			   2 * RT_PAGE);
+}
+
+TEST_F(im, a_system_heap_buffer_is_imported_and_served)
+{
+	unsigned char *map = NULL;
+	int fd = im_heap(2 * RT_PAGE, &map);
+
+	if (fd == -ENOENT)
+		SKIP(return, "no system dma-heap on this kernel");
+	ASSERT_LE(0, fd);
+	im_kernel_exporter(_metadata, self->r, &self->log, fd, map,
+			   2 * RT_PAGE);
 }
 
 TEST_HARNESS_MAIN

@@ -12,7 +12,8 @@
  * reset outcome, each retires, and a re-probed device is a new engine; a
  * transfer whose interrupt never comes is quarantined until removal; an
  * owner killed with transfers in flight leaves nothing behind; one user's
- * flood neither starves another's request nor gets it quarantined.
+ * flood neither starves another's request nor gets it quarantined; an
+ * imported dma-buf moves through its attachment's mapping.
  *
  * A transfer takes about 100 ms of the guest's virtual time: requests are
  * a few pages at most.
@@ -24,9 +25,11 @@
 #include <string.h>
 #include <poll.h>
 #include <signal.h>
+#include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/wait.h>
 #include <unistd.h>
+#include <linux/dma-buf.h>
 
 #include "kselftest_harness.h"
 #include "retire_test.h"
@@ -294,6 +297,79 @@ TEST_F(edu, the_out_fence_signals_after_the_last_unmap)
 	EXPECT_EQ(0, retire_unregister_buffer(self->r, buf));
 out:
 	munmap(m, EDU_AREA);
+}
+
+static int edu_sync(int fd, __u64 flags)
+{
+	struct dma_buf_sync s = { .flags = flags };
+
+	return ioctl(fd, DMA_BUF_IOCTL_SYNC, &s) ? -errno : 0;
+}
+
+/*
+ * An imported dma-buf (another context's export) is attached to the edu
+ * device and mapped once: the device reads the exporter's bytes and
+ * writes into them by DMA, through the attachment's addresses, and the
+ * exporter's CPU-access bracket brings them back (bounced or not). Bound
+ * to another engine since, the context may not send the import there
+ * (-EXDEV: its mapping is edu's); bound back, it may.
+ */
+TEST_F(edu, an_imported_dma_buf_is_moved_through_its_attachment)
+{
+	const size_t len = 2 * RT_PAGE;
+	struct retire_engine_info sim, after;
+	struct retire_info info;
+	unsigned char *map;
+	struct retire_cqe c;
+	__u64 xbuf, buf, sum, h;
+	struct retire *x;
+	size_t i;
+	int fd;
+
+	ASSERT_EQ(0, retire_get_info(self->r, &info));
+	if (!(info.features & RETIRE_FEAT_DMABUF_IMPORT))
+		SKIP(return, "a module without dma-buf import");
+	ASSERT_EQ(0, retire_open_device(&x, NULL, 0));
+	ASSERT_EQ(0, retire_alloc_buffer(x, len, &xbuf, (void **)&map));
+	for (i = 0; i < len; i++)
+		map[i] = (unsigned char)(i * 5 + 2);
+	fd = retire_export_buffer(x, xbuf, 0, len);
+	ASSERT_LE(0, fd);
+	ASSERT_EQ(0, retire_import_buffer(self->r, fd, &buf, NULL));
+	sum = rt_fnv1a64(map + RT_PAGE + 8, 3000);
+
+	edu_run(_metadata, self, buf, RT_PAGE + 8, 3000,
+		RETIRE_DEV_READ | RETIRE_DEV_WRITE, 0x6d, &c);
+	EXPECT_EQ(RETIRE_OUTCOME_COMPLETED, c.outcome);
+	EXPECT_EQ(3000, c.result_len);
+	EXPECT_EQ(sum, c.checksum);
+	ASSERT_EQ(0, edu_sync(fd, DMA_BUF_SYNC_START | DMA_BUF_SYNC_READ));
+	EXPECT_EQ(-1, rt_check_pattern(map + RT_PAGE + 8, 3000, 0x6d));
+	EXPECT_EQ((unsigned char)((RT_PAGE + 7) * 5 + 2), map[RT_PAGE + 7]);
+	ASSERT_EQ(0, edu_sync(fd, DMA_BUF_SYNC_END | DMA_BUF_SYNC_READ));
+	ASSERT_EQ(0, rt_edu_engine(self->r, &after));
+	EXPECT_EQ(self->e.transfers +
+		  edu_transfers(RT_PAGE + 8, 3000,
+				RETIRE_DEV_READ | RETIRE_DEV_WRITE),
+		  after.transfers);
+	/* nothing mapped per transfer: nothing bounced per transfer */
+	EXPECT_EQ(self->e.bounced, after.bounced);
+
+	ASSERT_EQ(0, rt_engine_named(self->r, "sim", &sim));
+	ASSERT_EQ(0, retire_set_engine(self->r, sim.id));
+	EXPECT_EQ(-EXDEV, rt_submit(self->r, buf, 0, 64, RETIRE_DEV_WRITE, 1,
+				    0, &h));
+	ASSERT_EQ(0, retire_set_engine(self->r, self->e.id));
+	edu_run(_metadata, self, buf, 0, 64, RETIRE_DEV_WRITE, 0x21, &c);
+	EXPECT_EQ(RETIRE_OUTCOME_COMPLETED, c.outcome);
+	ASSERT_EQ(0, edu_sync(fd, DMA_BUF_SYNC_START | DMA_BUF_SYNC_READ));
+	EXPECT_EQ(-1, rt_check_pattern(map, 64, 0x21));
+	ASSERT_EQ(0, edu_sync(fd, DMA_BUF_SYNC_END | DMA_BUF_SYNC_READ));
+
+	EXPECT_EQ(0, retire_unregister_buffer(self->r, buf));
+	close(fd);
+	munmap(map, len);
+	retire_close_device(x);
 }
 
 /*

@@ -19,8 +19,10 @@
 #include <linux/list.h>
 #include <linux/types.h>
 
+struct device;
 struct module;
 struct page;
+struct sg_table;
 struct nlattr;
 struct sk_buff;
 struct netlink_ext_ack;
@@ -33,7 +35,13 @@ struct retire_engine;
  * @handle:	the request's handle: the only name the device reports by
  * @pages:	the buffer's pages, the first holding the buffer's byte 0;
  *		valid until the device's terminal event, because retirement
- *		needs that event first
+ *		needs that event first. NULL for an imported dma-buf, whose
+ *		pages are its exporter's: then @sgt or @vaddr
+ * @sgt:	an imported dma-buf's attachment, mapped for the engine's
+ *		&retire_engine.dma_dev: use its DMA addresses (nothing is
+ *		mapped again), never its pages; NULL otherwise
+ * @vaddr:	an imported dma-buf's kernel mapping (its byte 0), for an
+ *		engine without &retire_engine.dma_dev; NULL otherwise
  * @offset:	start of the range in the buffer
  * @len:	bytes
  * @dev_flags:	RETIRE_DEV_*: the only accesses the device may make
@@ -45,6 +53,8 @@ struct retire_engine;
 struct retire_engine_work {
 	u64 handle;
 	struct page **pages;
+	struct sg_table *sgt;
+	void *vaddr;
 	u64 offset;
 	u64 len;
 	u32 dev_flags;
@@ -167,6 +177,12 @@ struct retire_flow {
  * @dma_mask:	the addresses its DMA reaches (0: no DMA)
  * @max_transfer: the most bytes one transfer moves (0: no limit)
  * @admin:	binding a context to it needs CAP_SYS_ADMIN
+ * @dma_dev:	the device its DMA goes through (NULL: it moves bytes with
+ *		the CPU): a context bound to it attaches imported dma-bufs
+ *		to this device
+ * @imports:	it serves requests on imported dma-bufs, through
+ *		&retire_engine_work.sgt (with @dma_dev) or .vaddr (without);
+ *		without it the core refuses them (-EOPNOTSUPP)
  * @transfers:	transfers it made, for RETIRE_IOC_ENGINES
  * @bounced:	of those, buffer transfers the DMA API bounced
  *
@@ -189,6 +205,8 @@ struct retire_engine {
 	u64 dma_mask;
 	u32 max_transfer;
 	bool admin;
+	struct device *dma_dev;
+	bool imports;
 	atomic64_t transfers;
 	atomic64_t bounced;
 	/* private: the core's; see above */

@@ -90,6 +90,11 @@
  * module's kernel has CONFIG_DMA_SHARED_BUFFER)
  */
 #define RETIRE_FEAT_DMABUF	(1ULL << 12)
+/*
+ * RETIRE_IOC_BUF_IMPORT: another driver's dma-buf as a buffer requests
+ * use (the module's kernel has CONFIG_DMA_SHARED_BUFFER)
+ */
+#define RETIRE_FEAT_DMABUF_IMPORT (1ULL << 13)
 
 #define RETIRE_FEAT_ALL		(RETIRE_FEAT_GENL | RETIRE_FEAT_REQUESTS | \
 				 RETIRE_FEAT_SIM | RETIRE_FEAT_ADMISSION | \
@@ -97,7 +102,7 @@
 				 RETIRE_FEAT_ONE_RECORD | RETIRE_FEAT_ENGINES | \
 				 RETIRE_FEAT_EDU | RETIRE_FEAT_HISTORY | \
 				 RETIRE_FEAT_CANCEL_MATCH | RETIRE_FEAT_FENCES | \
-				 RETIRE_FEAT_DMABUF)
+				 RETIRE_FEAT_DMABUF | RETIRE_FEAT_DMABUF_IMPORT)
 
 /*
  * struct retire_limits - per-context bounds.
@@ -234,6 +239,35 @@ struct retire_buf_export {
 	__u64 len;
 	__u32 flags;
 	__s32 fd;
+	__u64 reserved[2];
+};
+
+/*
+ * struct retire_buf_import - argument of RETIRE_IOC_BUF_IMPORT: another
+ * driver's dma-buf as a buffer of the context.
+ * @fd:		in: the dma-buf's file descriptor.
+ * @flags:	in: must be 0.
+ * @handle:	out: the buffer's handle.
+ * @len:	out: its length, the dma-buf's size.
+ * @reserved:	in: must be 0.
+ *
+ * The module attaches to the dma-buf for the device of the context's
+ * engine (the module's own device for an engine that moves bytes with the
+ * CPU, which then reaches them through the dma-buf's kernel mapping) and
+ * maps the attachment once; requests on the buffer use that mapping, so
+ * only an engine bound then may serve them (-EXDEV after a rebind; an
+ * engine that cannot serve imports refuses them, -EOPNOTSUPP). The
+ * buffer counts as pinned memory: against max_pinned_bytes (-EDQUOT) and
+ * the caller's RLIMIT_MEMLOCK (-ENOMEM). It is neither mmap()ed nor
+ * exported through the module (the dma-buf itself is), and is never
+ * evicted; RETIRE_IOC_BUF_UNREGISTER detaches it and drops the module's
+ * reference.
+ */
+struct retire_buf_import {
+	__s32 fd;
+	__u32 flags;
+	__u64 handle;
+	__u64 len;
 	__u64 reserved[2];
 };
 
@@ -1185,6 +1219,14 @@ enum retire_event_type {
 	 * to the device, an error fails it without device access
 	 */
 	RETIRE_EV_GATE = 14,
+	/*
+	 * @handle, a buffer, was exported as a dma-buf, or a dma-buf of it
+	 * was released: @value its live dma-bufs now (0: it may be evicted
+	 * again), @aux that dma-buf's length
+	 */
+	RETIRE_EV_EXPORT = 15,
+	/* a dma-buf became the buffer @handle: @aux its length */
+	RETIRE_EV_IMPORT = 16,
 };
 
 /* RETIRE_EV_STALE's @value: which stale counter moved */
@@ -1270,5 +1312,6 @@ struct retire_history_arg {
 #define RETIRE_IOC_HISTORY	_IOWR(RETIRE_IOC_MAGIC, 0x12, struct retire_history_arg)
 #define RETIRE_IOC_CANCEL_MATCH	_IOWR(RETIRE_IOC_MAGIC, 0x13, struct retire_cancel_match)
 #define RETIRE_IOC_BUF_EXPORT	_IOWR(RETIRE_IOC_MAGIC, 0x14, struct retire_buf_export)
+#define RETIRE_IOC_BUF_IMPORT	_IOWR(RETIRE_IOC_MAGIC, 0x15, struct retire_buf_import)
 
 #endif /* _UAPI_LINUX_RETIRE_H */

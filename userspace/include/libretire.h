@@ -58,6 +58,9 @@ int retire_unregister_buffer(struct retire *r, __u64 handle);
 /* a module buffer's page-aligned range as a dma-buf fd (RETIRE_FEAT_DMABUF) */
 int retire_export_buffer(struct retire *r, __u64 handle, __u64 offset,
 			 __u64 len);
+/* another driver's dma-buf as a buffer (RETIRE_FEAT_DMABUF_IMPORT) */
+int retire_import_buffer(struct retire *r, int fd, __u64 *handle,
+			 __u64 *len);
 
 /* requests */
 void retire_prep_request(struct retire_sqe *sqe, __u64 buf, __u64 offset,

@@ -235,6 +235,25 @@ int retire_export_buffer(struct retire *r, __u64 handle, __u64 offset,
 	return ret < 0 ? ret : e.fd;
 }
 
+int retire_import_buffer(struct retire *r, int fd, __u64 *handle,
+			 __u64 *len)
+{
+	struct retire_buf_import a;
+	int ret;
+
+	if (!r || !handle)
+		return -EINVAL;
+	memset(&a, 0, sizeof(a));
+	a.fd = fd;
+	ret = __retire_ioctl(r->fd, RETIRE_IOC_BUF_IMPORT, &a);
+	if (ret < 0)
+		return ret;
+	*handle = a.handle;
+	if (len)
+		*len = a.len;
+	return 0;
+}
+
 /* ---- requests ----------------------------------------------------------- */
 
 void retire_prep_request(struct retire_sqe *sqe, __u64 buf, __u64 offset,

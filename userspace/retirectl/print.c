@@ -33,6 +33,7 @@ static const char *const feature_names[] = {
 	"cancel_match",
 	"fences",
 	"dmabuf",
+	"dmabuf_import",
 };
 
 _Static_assert((1ULL << ARRAY_SIZE(feature_names)) - 1 == RETIRE_FEAT_ALL,
@@ -683,9 +684,11 @@ static const char *const event_names[] = {
 	[RETIRE_EV_RESET] = "reset",
 	[RETIRE_EV_FENCE] = "fence",
 	[RETIRE_EV_GATE] = "gate",
+	[RETIRE_EV_EXPORT] = "export",
+	[RETIRE_EV_IMPORT] = "import",
 };
 
-_Static_assert(ARRAY_SIZE(event_names) == RETIRE_EV_GATE + 1,
+_Static_assert(ARRAY_SIZE(event_names) == RETIRE_EV_IMPORT + 1,
 	       "every history event has a name");
 
 static const char *const outcome_names[] = {
@@ -830,6 +833,13 @@ static void print_event_text(const struct retire_history_event *ev)
 	case RETIRE_EV_GATE:
 		printf(" %s", err ? err : "signalled");
 		break;
+	case RETIRE_EV_EXPORT:
+		printf(" len %llu exports %d", (unsigned long long)ev->aux,
+		       ev->value);
+		break;
+	case RETIRE_EV_IMPORT:
+		printf(" len %llu", (unsigned long long)ev->aux);
+		break;
 	case RETIRE_EV_STALE:
 		printf(" counter %s found gen %llu",
 		       NAME_OF(stale_names, (__u32)ev->value, "counter", buf),
@@ -891,6 +901,13 @@ static struct json_object *jhistory_event(const struct retire_history_event *ev)
 	case RETIRE_EV_FENCE:
 	case RETIRE_EV_GATE:
 		jadd_string(o, "error", err);
+		break;
+	case RETIRE_EV_EXPORT:
+		jadd_u64(o, "len", ev->aux);
+		jadd_int(o, "exports", ev->value);
+		break;
+	case RETIRE_EV_IMPORT:
+		jadd_u64(o, "len", ev->aux);
 		break;
 	case RETIRE_EV_STALE:
 		jadd(o, "counter", jstring(NAME_OF(stale_names,
