@@ -48,8 +48,10 @@ void retire_req_activate_locked(struct retire_ctx *ctx,
 
 	lockdep_assert_held(&ctx->lock);
 	/* admission held it to the engine it was attached for */
-	if (req->buf->import)
+	if (req->buf->import) {
 		retire_import_work(req->buf->import, &w);
+		retire_import_start(req->buf->import);
+	}
 	job = retire_slot_alloc_locked(&ctx->jobs, &jh);
 	req->job = retire_handle_slot(jh);
 	req->state = RETIRE_REQ_ACTIVE;

@@ -74,6 +74,7 @@ struct retire_buf_mem {
 	struct mm_struct *mm;
 	struct user_struct *charged;
 	struct retire_import *import;
+	struct retire_ctx *ctx;
 	bool user;
 	bool dirty;
 };
@@ -155,7 +156,7 @@ static void retire_buf_mem_free(struct retire_buf_mem *m)
 	u32 i;
 
 	if (m->import) {
-		retire_import_put(m->import);
+		retire_import_put(m->import, m->ctx);
 		m->import = NULL;
 		retire_buf_uncharge(m, m->nr_pages);
 		return;
@@ -370,6 +371,7 @@ static void retire_buf_remove_locked(struct retire_ctx *ctx,
 		.mm = buf->mm,
 		.charged = buf->charged,
 		.import = buf->import,
+		.ctx = ctx,
 		.user = buf->user,
 		.dirty = buf->dev_wrote,
 	};
@@ -639,7 +641,7 @@ static struct device *retire_import_dev_for(const struct retire_engine *e)
  */
 int retire_buf_import(struct retire_ctx *ctx, struct retire_buf_import *a)
 {
-	struct retire_buf_mem m = { .user = true };
+	struct retire_buf_mem m = { .user = true, .ctx = ctx };
 	struct device *dev;
 	u32 evicted;
 	bool cpu;
@@ -651,14 +653,14 @@ int retire_buf_import(struct retire_ctx *ctx, struct retire_buf_import *a)
 	dev = get_device(retire_import_dev_for(ctx->engine));
 	cpu = !ctx->engine->dma_dev;
 	mutex_unlock(&ctx->mutex);
-	len = retire_import_get(a->fd, dev, cpu, &m.import);
+	len = retire_import_get(a->fd, dev, cpu, ctx, &m.import);
 	put_device(dev);
 	if (len < 0)
 		return len;
 	m.nr_pages = len >> PAGE_SHIFT;
 	ret = retire_buf_charge(&m, m.nr_pages);
 	if (ret) {
-		retire_import_put(m.import);
+		retire_import_put(m.import, ctx);
 		return ret;
 	}
 	ret = retire_buf_add(ctx, &m, len, &a->handle, &evicted);
@@ -674,16 +676,22 @@ EXPORT_SYMBOL_IF_KUNIT(retire_buf_import);
  * @buf:	the buffer
  * @e:		the context's engine
  *
+ * Under the context's lock: after a revocation's walk has taken it, the
+ * import says it is revoked.
+ *
  * Return: 0 for a buffer that is not imported, or one attached for @e's
- * device, if @e serves imports; -EOPNOTSUPP if it does not; -EXDEV for
- * one attached for another engine's device (the context was bound to
- * another engine since).
+ * device, if @e serves imports; -ENODEV for one whose exporter moved or
+ * revoked it; -EOPNOTSUPP if @e does not serve imports; -EXDEV for one
+ * attached for another engine's device (the context was bound to another
+ * engine since).
  */
 int retire_buf_import_check(const struct retire_buf *buf,
 			    const struct retire_engine *e)
 {
 	if (!buf->import)
 		return 0;
+	if (retire_import_revoked(buf->import))
+		return -ENODEV;
 	if (!e->imports)
 		return -EOPNOTSUPP;
 	if (retire_import_dev(buf->import) != retire_import_dev_for(e))

@@ -340,15 +340,41 @@ int retire_req_cancel(struct retire_ctx *ctx, u64 handle)
 EXPORT_SYMBOL_IF_KUNIT(retire_req_cancel);
 
 /*
- * Every request of the context that RETIRE_CANCEL_F_ANY, or
- * RETIRE_CANCEL_F_KEY with @key, names and that is still waiting or on
- * the device, visited in slot order RETIRE_CTX_BATCH at a time, the lock
- * dropped between batches. With @cancel each is cancelled and *@kept
+ * What a walk looks for: a request of a key (RETIRE_CANCEL_F_KEY), any
+ * request (RETIRE_CANCEL_F_ANY), or, with @import, a waiting request on a
+ * buffer that is that import.
+ */
+struct retire_req_match {
+	u32 flags;
+	u64 key;
+	const struct retire_import *import;
+};
+
+static bool retire_req_matches(const struct retire_req *req,
+			       const struct retire_req_match *m)
+{
+	if (!req->slot.live || !retire_req_in_flight(req))
+		return false;
+	if (m->import)
+		return req->state == RETIRE_REQ_WAITING &&
+		       req->buf->import == m->import;
+	return m->flags & RETIRE_CANCEL_F_ANY || req->key == m->key;
+}
+
+/*
+ * Every request of the context that @m names and that is still waiting
+ * or on the device, visited in slot order RETIRE_CTX_BATCH at a time, the
+ * lock dropped between batches. With @cancel each is cancelled and *@kept
  * counts those the engine kept. Returns how many were found.
  */
-static u32 retire_req_match_walk(struct retire_ctx *ctx, u32 flags, u64 key,
+static u32 retire_req_match_walk(struct retire_ctx *ctx,
+				 const struct retire_req_match *m,
 				 bool cancel, u32 *kept)
 {
+	static const struct retire_engine_result revoked = {
+		.error = -ECANCELED,
+		.cancelled = true,
+	};
 	ktime_t now = ktime_get();
 	struct retire_req *req;
 	u32 idx = 0, end, found = 0;
@@ -358,11 +384,15 @@ static u32 retire_req_match_walk(struct retire_ctx *ctx, u32 flags, u64 key,
 		end = min_t(u32, idx + RETIRE_CTX_BATCH, ctx->reqs.nr);
 		for (; idx < end; idx++) {
 			req = retire_slot_get(&ctx->reqs, idx);
-			if (!req->slot.live || !retire_req_in_flight(req) ||
-			    (!(flags & RETIRE_CANCEL_F_ANY) && req->key != key))
+			if (!retire_req_matches(req, m))
 				continue;
 			found++;
-			if (cancel && retire_req_cancel_locked(ctx, req, now))
+			if (!cancel)
+				continue;
+			/* nobody asked: no CANCEL_ACK, its TERMINAL says it */
+			if (m->import)
+				retire_req_terminate_locked(ctx, req, &revoked);
+			else if (retire_req_cancel_locked(ctx, req, now))
 				(*kept)++;
 		}
 		if (idx >= ctx->reqs.nr)
@@ -392,10 +422,32 @@ static u32 retire_req_match_walk(struct retire_ctx *ctx, u32 flags, u64 key,
 u32 retire_req_cancel_match(struct retire_ctx *ctx, u32 flags, u64 key,
 			    u32 *kept)
 {
+	struct retire_req_match m = { .flags = flags, .key = key };
+
 	*kept = 0;
-	return retire_req_match_walk(ctx, flags, key, true, kept);
+	return retire_req_match_walk(ctx, &m, true, kept);
 }
 EXPORT_SYMBOL_IF_KUNIT(retire_req_cancel_match);
+
+/**
+ * retire_req_cancel_import() - an import was revoked: end its waiters
+ * @ctx:	a context, perhaps with a buffer that is @import
+ * @import:	the import, already refusing new requests
+ *
+ * Each request waiting on a buffer that is @import (gated or queued)
+ * ends cancelled without device access; those on the device are left to
+ * end (the revoke fence waits for them). No CANCEL_ACK is owed: nobody
+ * asked.
+ *
+ * Return: how many were cancelled.
+ */
+u32 retire_req_cancel_import(struct retire_ctx *ctx,
+			     const struct retire_import *import)
+{
+	struct retire_req_match m = { .import = import };
+
+	return retire_req_match_walk(ctx, &m, true, NULL);
+}
 
 /* a terminal event of the context since it counted @seen */
 static bool retire_terminal_came(struct retire_ctx *ctx, u32 seen)
@@ -421,6 +473,7 @@ int retire_req_cancel_wait(struct retire_ctx *ctx, u32 flags, u64 key,
 			   u64 timeout_ns, u32 *pending)
 {
 	ktime_t deadline = KTIME_MAX, now;
+	struct retire_req_match m = { .flags = flags, .key = key };
 	u32 seen;
 	long left;
 
@@ -431,7 +484,7 @@ int retire_req_cancel_wait(struct retire_ctx *ctx, u32 flags, u64 key,
 	for (;;) {
 		/* read before the walk: a terminal event after it wakes us */
 		seen = READ_ONCE(ctx->terminals);
-		*pending = retire_req_match_walk(ctx, flags, key, false, NULL);
+		*pending = retire_req_match_walk(ctx, &m, false, NULL);
 		if (!*pending)
 			return 0;
 		if (deadline == KTIME_MAX) {

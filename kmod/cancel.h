@@ -8,6 +8,7 @@
 struct retire_ctx;
 struct retire_req;
 struct retire_deadline;
+struct retire_import;
 
 void retire_ctx_timer_init(struct retire_ctx *ctx);
 void retire_ctx_timer_fini(struct retire_ctx *ctx);
@@ -22,6 +23,8 @@ ktime_t retire_deadline_expires(const struct retire_req *req);
 int retire_req_cancel(struct retire_ctx *ctx, u64 handle);
 u32 retire_req_cancel_match(struct retire_ctx *ctx, u32 flags, u64 key,
 			    u32 *kept);
+u32 retire_req_cancel_import(struct retire_ctx *ctx,
+			     const struct retire_import *import);
 int retire_req_cancel_wait(struct retire_ctx *ctx, u32 flags, u64 key,
 			   u64 timeout_ns, u32 *pending);
 void retire_req_quarantine_locked(struct retire_ctx *ctx,

@@ -196,6 +196,30 @@ static long retire_ioctl_buf_export(struct retire_ctx *ctx, unsigned int cmd,
 }
 
 /*
+ * RETIRE_IOC_BUF_REVOKE: the revocation stays whatever the wait or the
+ * reply does; repeating the call waits again.
+ */
+static long retire_ioctl_buf_revoke(struct retire_ctx *ctx, unsigned int cmd,
+				    void __user *uarg)
+{
+	struct retire_buf_revoke a;
+	int ret;
+
+	ret = retire_arg_copy_in(&a, sizeof(a), sizeof(a), cmd, uarg);
+	if (ret)
+		return ret;
+	if (a.flags || a.pad ||
+	    !retire_reserved_zero(a.reserved, sizeof(a.reserved)))
+		return -EINVAL;
+	if (a.fd < 0)
+		return -EBADF;
+	ret = retire_buf_revoke(ctx, &a);
+	if (ret)
+		return ret;
+	return retire_arg_copy_out(uarg, cmd, &a, sizeof(a));
+}
+
+/*
  * RETIRE_IOC_BUF_IMPORT: a reply that cannot be written takes the buffer
  * out again, so it changes nothing.
  */
@@ -724,6 +748,7 @@ static const struct retire_ioc retire_iocs[] = {
 	RETIRE_IOC(CANCEL_MATCH, retire_ioctl_cancel_match),
 	RETIRE_IOC(BUF_EXPORT, retire_ioctl_buf_export),
 	RETIRE_IOC(BUF_IMPORT, retire_ioctl_buf_import),
+	RETIRE_IOC(BUF_REVOKE, retire_ioctl_buf_revoke),
 };
 
 static long retire_ioctl(struct file *file, unsigned int cmd,

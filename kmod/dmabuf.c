@@ -12,25 +12,36 @@
  * retire_import), attached to the device of the context's engine and
  * mapped once; engines use the attachment's DMA addresses, or, moving
  * bytes with the CPU, the dma-buf's kernel mapping.
+ *
+ * Revocation. retire attaches as a dynamic importer: the exporter's
+ * move_notify (a move or a revoke: retire maps once, so both end the
+ * import) stops admission on the import, cancels its waiting requests in
+ * every context and puts one fence into the dma-buf's reservation object
+ * that signals when the last request on the device ends. As an exporter,
+ * RETIRE_IOC_BUF_REVOKE tells its importers so and waits for their fences.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/dma-buf.h>
 #include <linux/dma-mapping.h>
+#include <linux/dma-resv.h>
 #include <linux/file.h>
 #include <linux/mm.h>
 #include <linux/module.h>
 #include <linux/scatterlist.h>
 #include <linux/slab.h>
 #include <linux/vmalloc.h>
+#include <linux/wait.h>
 #include <kunit/visibility.h>
 #include <linux/retire.h>
 #include <linux/retire_engine.h>
 
 #include "buf.h"
+#include "cancel.h"
 #include "compat.h"
 #include "ctx.h"
 #include "dmabuf.h"
+#include "fence.h"
 #include "history.h"
 
 MODULE_IMPORT_NS(DMA_BUF);
@@ -44,6 +55,9 @@ MODULE_IMPORT_NS(DMA_BUF);
  * @lock:	protects @maps
  * @maps:	attachments mapped now (struct retire_export_map): what a
  *		CPU access syncs
+ * @revoked:	RETIRE_IOC_BUF_REVOKE took device access back: nothing is
+ *		attached or mapped for a device again (set under the
+ *		reservation lock)
  */
 struct retire_export {
 	struct retire_ctx *ctx;
@@ -52,6 +66,7 @@ struct retire_export {
 	u32 nr_pages;
 	struct mutex lock;	/* protects @maps */
 	struct list_head maps;
+	bool revoked;
 };
 
 /*
@@ -97,6 +112,8 @@ static struct sg_table *retire_export_map(struct dma_buf_attachment *attach,
 	struct retire_export_map *m;
 	int ret;
 
+	if (READ_ONCE(x->revoked))
+		return ERR_PTR(-ENODEV);
 	m = kzalloc(sizeof(*m), GFP_KERNEL_ACCOUNT);
 	if (!m)
 		return ERR_PTR(-ENOMEM);
@@ -194,7 +211,20 @@ static int retire_export_mmap(struct dma_buf *dmabuf,
 	return ret;
 }
 
-/* a kernel mapping of the range, for an importer that moves bytes itself */
+/* a revoked dma-buf is attached to nothing new */
+static int retire_export_attach(struct dma_buf *dmabuf,
+				struct dma_buf_attachment *attach)
+{
+	struct retire_export *x = dmabuf->priv;
+
+	return READ_ONCE(x->revoked) ? -ENODEV : 0;
+}
+
+/*
+ * A kernel mapping of the range, for an importer that moves bytes itself.
+ * CPU access, like mmap(): a revocation (of device access) leaves it be,
+ * and the dma-buf core takes a failure here for a bug.
+ */
 static int retire_export_vmap(struct dma_buf *dmabuf, struct iosys_map *map)
 {
 	struct retire_export *x = dmabuf->priv;
@@ -232,6 +262,7 @@ static void retire_export_release(struct dma_buf *dmabuf)
 }
 
 static const struct dma_buf_ops retire_export_ops = {
+	.attach = retire_export_attach,
 	.map_dma_buf = retire_export_map,
 	.unmap_dma_buf = retire_export_unmap,
 	.begin_cpu_access = retire_export_begin_cpu,
@@ -319,17 +350,115 @@ out_unlock:
 EXPORT_SYMBOL_IF_KUNIT(retire_buf_export);
 
 /**
+ * retire_dmabuf_revoke() - take device access to a dma-buf back
+ * @ctx:	the context that exported it
+ * @dmabuf:	the dma-buf
+ * @timeout_ns:	the most to wait for the importers' fences; 0 waits
+ *		without bound
+ * @importers:	set to the dynamic importers told
+ *
+ * Under the reservation lock, so that no attachment comes or maps
+ * meanwhile: a static importer, which cannot be told, refuses the whole
+ * call; otherwise the dma-buf is marked revoked and every importer told.
+ * The wait for their fences is outside the lock, and a repeated call
+ * waits again.
+ *
+ * Return: 0 once every fence signalled; -EINVAL for a dma-buf this
+ * context did not export; -EBUSY for a static importer; -ETIME when
+ * @timeout_ns passed first; -ERESTARTSYS or -EINTR on a signal (the
+ * revocation stays).
+ */
+int retire_dmabuf_revoke(struct retire_ctx *ctx, struct dma_buf *dmabuf,
+			 u64 timeout_ns, u32 *importers)
+{
+	struct retire_export *x = dmabuf->priv;
+	unsigned long timeout = MAX_SCHEDULE_TIMEOUT;
+	struct dma_buf_attachment *attach;
+	u32 told = 0;
+	long left;
+	int ret;
+
+	if (dmabuf->ops != &retire_export_ops || x->ctx != ctx)
+		return -EINVAL;
+	ret = dma_resv_lock_interruptible(dmabuf->resv, NULL);
+	if (ret)
+		return ret;
+	list_for_each_entry(attach, &dmabuf->attachments, node) {
+		if (!attach->importer_ops) {
+			dma_resv_unlock(dmabuf->resv);
+			return -EBUSY;
+		}
+		told++;
+	}
+	WRITE_ONCE(x->revoked, true);
+	dma_buf_move_notify(dmabuf);
+	dma_resv_unlock(dmabuf->resv);
+
+	spin_lock_irq(&ctx->lock);
+	retire_event_locked(ctx, RETIRE_EV_REVOKE, x->buf->handle, told,
+			    dmabuf->size);
+	spin_unlock_irq(&ctx->lock);
+
+	if (timeout_ns)
+		timeout = clamp_t(u64, nsecs_to_jiffies64(timeout_ns), 1,
+				  MAX_SCHEDULE_TIMEOUT - 1);
+	left = dma_resv_wait_timeout(dmabuf->resv, DMA_RESV_USAGE_BOOKKEEP,
+				     true, timeout);
+	if (left < 0)
+		return left;
+	if (!left)
+		return -ETIME;
+	*importers = told;
+	return 0;
+}
+EXPORT_SYMBOL_IF_KUNIT(retire_dmabuf_revoke);
+
+/**
+ * retire_buf_revoke() - RETIRE_IOC_BUF_REVOKE: retire_dmabuf_revoke() by fd
+ * @ctx:	the context
+ * @a:		the checked argument; @a->importers is filled on success
+ *
+ * Return: as retire_dmabuf_revoke(); -EBADF for no open file; -EINVAL
+ * for a file that is no dma-buf.
+ */
+int retire_buf_revoke(struct retire_ctx *ctx, struct retire_buf_revoke *a)
+{
+	struct dma_buf *dmabuf = dma_buf_get(a->fd);
+	int ret;
+
+	if (IS_ERR(dmabuf))
+		return PTR_ERR(dmabuf);
+	ret = retire_dmabuf_revoke(ctx, dmabuf, a->timeout_ns, &a->importers);
+	dma_buf_put(dmabuf);
+	return ret;
+}
+
+/**
  * struct retire_import - another driver's dma-buf, as a buffer
  * @refs:	the buffers that are this import, in any context (under
  *		retire_imports_lock)
  * @node:	on retire_imports
  * @dmabuf:	the dma-buf (a reference)
- * @attach:	its attachment to @dev: a static importer's, so the exporter
- *		keeps the memory where it is (pinned) while it lives
+ * @attach:	its attachment to @dev: a dynamic importer's, so that the
+ *		exporter can tell it the buffer moves or is revoked
  * @sgt:	the attachment, mapped once (bidirectional) for all requests
  * @map:	the kernel mapping, for an engine that moves bytes itself
  * @dev:	the device attached (a reference): the engine's DMA device,
  *		or the module's own
+ * @lock:	protects @revoked, @active, @fence and @spare; taken under a
+ *		context's lock
+ * @revoked:	the exporter moved or revoked the dma-buf: no request on it
+ *		is admitted again
+ * @active:	its requests on a device now, in every context
+ * @fence:	after the revocation, while @active: the fence the exporter
+ *		waits for (a reference)
+ * @spare:	that fence (timeline "revoke"), made with the import so that
+ *		move_notify, which cannot fail, need not allocate it
+ * @idle:	woken when @active drops to 0
+ * @users_lock:	protects @users; taken under the reservation lock, and
+ *		takes nothing but a context's lock
+ * @users:	the contexts with a buffer that is this import (struct
+ *		retire_import_user): what a revocation walks
  */
 struct retire_import {
 	unsigned int refs;
@@ -339,7 +468,61 @@ struct retire_import {
 	struct sg_table *sgt;
 	struct iosys_map map;
 	struct device *dev;
+	spinlock_t lock;	/* see above */
+	bool revoked;
+	u32 active;
+	struct dma_fence *fence;
+	struct retire_fence *spare;
+	wait_queue_head_t idle;
+	struct mutex users_lock;	/* see above */
+	struct list_head users;
 };
+
+/* a context with @bufs buffers that are an import */
+struct retire_import_user {
+	struct list_head node;
+	struct retire_ctx *ctx;
+	unsigned int bufs;
+};
+
+/* @ctx has one more buffer that is @imp; @u is spare room for it */
+static void retire_import_user_add(struct retire_import *imp,
+				   struct retire_ctx *ctx,
+				   struct retire_import_user **u)
+{
+	struct retire_import_user *it;
+
+	mutex_lock(&imp->users_lock);
+	list_for_each_entry(it, &imp->users, node)
+		if (it->ctx == ctx) {
+			it->bufs++;
+			goto out;
+		}
+	(*u)->ctx = ctx;
+	(*u)->bufs = 1;
+	list_add(&(*u)->node, &imp->users);
+	*u = NULL;
+out:
+	mutex_unlock(&imp->users_lock);
+}
+
+/* @ctx has one buffer less that is @imp */
+static void retire_import_user_del(struct retire_import *imp,
+				   struct retire_ctx *ctx)
+{
+	struct retire_import_user *it;
+
+	mutex_lock(&imp->users_lock);
+	list_for_each_entry(it, &imp->users, node)
+		if (it->ctx == ctx) {
+			if (!--it->bufs) {
+				list_del(&it->node);
+				kfree(it);
+			}
+			break;
+		}
+	mutex_unlock(&imp->users_lock);
+}
 
 /*
  * One import per dma-buf and device, shared by every buffer that is it:
@@ -350,7 +533,11 @@ struct retire_import {
 static LIST_HEAD(retire_imports);
 static DEFINE_MUTEX(retire_imports_lock);
 
-/* the shared import of @dmabuf for @dev, a reference taken; or NULL */
+/*
+ * The shared import of @dmabuf for @dev, a reference taken; or NULL. A
+ * revoked one is not shared: a new import attaches anew, if the exporter
+ * lets it.
+ */
 static struct retire_import *retire_import_find(struct dma_buf *dmabuf,
 						struct device *dev)
 {
@@ -358,28 +545,88 @@ static struct retire_import *retire_import_find(struct dma_buf *dmabuf,
 
 	lockdep_assert_held(&retire_imports_lock);
 	list_for_each_entry(imp, &retire_imports, node)
-		if (imp->dmabuf == dmabuf && imp->dev == dev) {
+		if (imp->dmabuf == dmabuf && imp->dev == dev &&
+		    !READ_ONCE(imp->revoked)) {
 			imp->refs++;
 			return imp;
 		}
 	return NULL;
 }
 
+/*
+ * The exporter moves or revokes the dma-buf (its reservation lock held).
+ * retire mapped it once and does not map it again: either ends the
+ * import. In order: no request is admitted on it any more (admission
+ * reads @revoked under the context's lock, which each walk takes after it
+ * is set); the waiting ones are cancelled in every context that has it;
+ * then what is still on the device, including a request that started
+ * while the walk ran, is covered by the fence, which the exporter waits
+ * for.
+ */
+static void retire_import_move_notify(struct dma_buf_attachment *attach)
+{
+	struct retire_import *imp = attach->importer_priv;
+	struct dma_resv *resv = attach->dmabuf->resv;
+	struct retire_import_user *u;
+	struct dma_fence *f = NULL;
+	u32 cancelled = 0;
+	bool first;
+
+	dma_resv_assert_held(resv);
+	spin_lock_irq(&imp->lock);
+	first = !imp->revoked;
+	imp->revoked = true;
+	spin_unlock_irq(&imp->lock);
+	if (first) {
+		mutex_lock(&imp->users_lock);
+		list_for_each_entry(u, &imp->users, node)
+			cancelled += retire_req_cancel_import(u->ctx, imp);
+		mutex_unlock(&imp->users_lock);
+	}
+
+	spin_lock_irq(&imp->lock);
+	if (imp->active && !imp->fence && imp->spare) {
+		imp->fence = &imp->spare->base;
+		imp->spare = NULL;
+	}
+	if (imp->fence)
+		f = dma_fence_get(imp->fence);
+	trace_move_notify(attach->dmabuf->size, cancelled, imp->active);
+	spin_unlock_irq(&imp->lock);
+	if (f && !dma_resv_reserve_fences(resv, 1)) {
+		dma_resv_add_fence(resv, f, DMA_RESV_USAGE_WRITE);
+		dma_fence_put(f);
+		return;
+	}
+	if (f)
+		dma_fence_put(f);
+	/* no room for a fence: the exporter waits here instead */
+	wait_event(imp->idle, !READ_ONCE(imp->active));
+}
+
+static const struct dma_buf_attach_ops retire_import_attach_ops = {
+	.allow_peer2peer = false,
+	.move_notify = retire_import_move_notify,
+};
+
 /**
  * retire_import_get() - attach to a dma-buf and map it
  * @fd:		the dma-buf's fd
  * @dev:	the device to attach for
  * @cpu:	the engine moves the bytes with the CPU: map them for it too
+ * @ctx:	the context whose buffer it becomes
  * @out:	the import, for retire_import_put()
  *
  * Return: the dma-buf's size; -EBADF for no open file; -EINVAL for a file
  * that is no dma-buf, or one too large to be a buffer; -EOPNOTSUPP for a
  * CPU engine and a dma-buf with no kernel mapping, or one in I/O memory;
- * the exporter's error from attaching or mapping; -ENOMEM.
+ * the exporter's error from
+ * attaching or mapping; -ENOMEM.
  */
 s64 retire_import_get(int fd, struct device *dev, bool cpu,
-		      struct retire_import **out)
+		      struct retire_ctx *ctx, struct retire_import **out)
 {
+	struct retire_import_user *u;
 	struct retire_import *imp, *found;
 	struct sg_table *sgt;
 	struct dma_buf *dmabuf;
@@ -393,23 +640,38 @@ s64 retire_import_get(int fd, struct device *dev, bool cpu,
 		dma_buf_put(dmabuf);
 		return -EINVAL;
 	}
+	u = kzalloc(sizeof(*u), GFP_KERNEL_ACCOUNT);
 	imp = kzalloc(sizeof(*imp), GFP_KERNEL_ACCOUNT);
-	if (!imp) {
+	if (imp)
+		imp->spare = retire_fence_new();
+	if (!u || !imp || !imp->spare) {
+		kfree(imp);
+		kfree(u);
 		dma_buf_put(dmabuf);
 		return -ENOMEM;
 	}
+	strscpy(imp->spare->timeline, "revoke", sizeof(imp->spare->timeline));
 	imp->dmabuf = dmabuf;
+	spin_lock_init(&imp->lock);
+	init_waitqueue_head(&imp->idle);
+	mutex_init(&imp->users_lock);
+	INIT_LIST_HEAD(&imp->users);
 	/* the lock is held over the attach: one import is made, not two */
 	mutex_lock(&retire_imports_lock);
 	found = retire_import_find(dmabuf, dev);
 	if (found) {
 		mutex_unlock(&retire_imports_lock);
+		retire_fence_discard(imp->spare);
+		mutex_destroy(&imp->users_lock);
 		dma_buf_put(dmabuf);
 		kfree(imp);
+		retire_import_user_add(found, ctx, &u);
+		kfree(u);
 		*out = found;
 		return found->dmabuf->size;
 	}
-	imp->attach = dma_buf_attach(imp->dmabuf, dev);
+	imp->attach = dma_buf_dynamic_attach(imp->dmabuf, dev,
+					     &retire_import_attach_ops, imp);
 	if (IS_ERR(imp->attach)) {
 		ret = PTR_ERR(imp->attach);
 		goto out_put;
@@ -434,6 +696,7 @@ s64 retire_import_get(int fd, struct device *dev, bool cpu,
 	}
 	imp->dev = get_device(dev);
 	imp->refs = 1;
+	retire_import_user_add(imp, ctx, &u);
 	list_add(&imp->node, &retire_imports);
 	mutex_unlock(&retire_imports_lock);
 	*out = imp;
@@ -447,8 +710,11 @@ out_detach:
 	dma_buf_detach(imp->dmabuf, imp->attach);
 out_put:
 	mutex_unlock(&retire_imports_lock);
+	retire_fence_discard(imp->spare);
+	mutex_destroy(&imp->users_lock);
 	dma_buf_put(imp->dmabuf);
 	kfree(imp);
+	kfree(u);
 	return ret;
 }
 EXPORT_SYMBOL_IF_KUNIT(retire_import_get);
@@ -456,11 +722,13 @@ EXPORT_SYMBOL_IF_KUNIT(retire_import_get);
 /**
  * retire_import_put() - undo retire_import_get()
  * @imp: the import; no request of this buffer uses it any more
+ * @ctx: the buffer's context
  *
  * The last buffer that was @imp takes it off the list, then lets it go.
  */
-void retire_import_put(struct retire_import *imp)
+void retire_import_put(struct retire_import *imp, struct retire_ctx *ctx)
 {
+	retire_import_user_del(imp, ctx);
 	mutex_lock(&retire_imports_lock);
 	if (--imp->refs) {
 		mutex_unlock(&retire_imports_lock);
@@ -468,6 +736,10 @@ void retire_import_put(struct retire_import *imp)
 	}
 	list_del(&imp->node);
 	mutex_unlock(&retire_imports_lock);
+	/* every request retired: no fence is owed, none pending */
+	WARN_ON_ONCE(imp->active || imp->fence || !list_empty(&imp->users));
+	retire_fence_discard(imp->spare);
+	mutex_destroy(&imp->users_lock);
 	if (imp->map.vaddr)
 		retire_dma_buf_vunmap(imp->dmabuf, &imp->map);
 	dma_buf_unmap_attachment_unlocked(imp->attach, imp->sgt,
@@ -478,6 +750,50 @@ void retire_import_put(struct retire_import *imp)
 	kfree(imp);
 }
 EXPORT_SYMBOL_IF_KUNIT(retire_import_put);
+
+/**
+ * retire_import_start() - one of the import's requests goes to a device
+ * @imp: the import
+ *
+ * Under the request's context lock.
+ */
+void retire_import_start(struct retire_import *imp)
+{
+	spin_lock(&imp->lock);
+	imp->active++;
+	spin_unlock(&imp->lock);
+}
+
+/**
+ * retire_import_end() - its terminal event: the device is done with it
+ * @imp: the import
+ *
+ * Under the request's context lock. The last one after a revocation
+ * signals the fence the exporter waits for.
+ */
+void retire_import_end(struct retire_import *imp)
+{
+	struct dma_fence *f = NULL;
+
+	spin_lock(&imp->lock);
+	if (!WARN_ON_ONCE(!imp->active) && !--imp->active) {
+		f = imp->fence;
+		imp->fence = NULL;
+		wake_up_all(&imp->idle);
+	}
+	spin_unlock(&imp->lock);
+	if (f) {
+		retire_fence_signal(container_of(f, struct retire_fence, base),
+				    0);
+		dma_fence_put(f);
+	}
+}
+
+/* the exporter moved or revoked it: it takes no request any more */
+bool retire_import_revoked(const struct retire_import *imp)
+{
+	return READ_ONCE(imp->revoked);
+}
 
 /* what an engine gets of an import: its DMA addresses or its mapping */
 void retire_import_work(const struct retire_import *imp,

@@ -4,7 +4,9 @@
  * attaches and maps gets exactly the range's pages, DMA-mapped (the debug
  * kernel's DMA-API debug checks every map has its unmap), and the CPU
  * access calls sync them; the buffer stays registered until the last
- * reference goes.
+ * reference goes. A revocation cannot tell a static importer: it
+ * refuses and changes nothing; it tells a dynamic one, and then no device
+ * attaches to the dma-buf again, though the CPU still maps it.
  */
 #include <kunit/device.h>
 #include <linux/dma-buf.h>
@@ -14,6 +16,7 @@
 #include <linux/scatterlist.h>
 
 #include "kunit_fixture.h"
+#include "compat.h"
 #include "dmabuf.h"
 
 MODULE_IMPORT_NS(DMA_BUF);
@@ -83,8 +86,70 @@ static void retire_dmabuf_maps_the_ranges_pages(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, retire_buf_unregister(f->ctx, reg.handle), 0);
 }
 
+/* a dynamic importer that counts what it is told */
+static void retire_dmabuf_count_moves(struct dma_buf_attachment *attach)
+{
+	(*(unsigned int *)attach->importer_priv)++;
+}
+
+static const struct dma_buf_attach_ops retire_dmabuf_counting_importer = {
+	.move_notify = retire_dmabuf_count_moves,
+};
+
+static void retire_dmabuf_revoke_tells_only_dynamic_importers(struct kunit *test)
+{
+	struct retire_fix *f = test->priv;
+	struct retire_buf_reg reg = { .len = PAGE_SIZE };
+	struct retire_buf_export e = { .len = PAGE_SIZE };
+	struct device *dev = retire_dmabuf_device(test);
+	struct dma_buf_attachment *attach;
+	unsigned int moves = 0;
+	struct dma_buf *dmabuf;
+	struct iosys_map map;
+	struct sg_table *sgt;
+	u32 told = 99;
+
+	KUNIT_ASSERT_EQ(test, retire_buf_register(f->ctx, &reg), 0);
+	e.buf = reg.handle;
+	KUNIT_ASSERT_EQ(test, retire_buf_export(f->ctx, &e, &dmabuf), 0);
+
+	/* a static importer: refused, and the dma-buf still maps */
+	attach = dma_buf_attach(dmabuf, dev);
+	KUNIT_ASSERT_FALSE(test, IS_ERR(attach));
+	KUNIT_EXPECT_EQ(test, retire_dmabuf_revoke(f->ctx, dmabuf, 0, &told),
+			-EBUSY);
+	KUNIT_EXPECT_EQ(test, told, 99);
+	sgt = dma_buf_map_attachment_unlocked(attach, DMA_BIDIRECTIONAL);
+	KUNIT_ASSERT_FALSE(test, IS_ERR(sgt));
+	dma_buf_unmap_attachment_unlocked(attach, sgt, DMA_BIDIRECTIONAL);
+	dma_buf_detach(dmabuf, attach);
+
+	/* a dynamic one is told once; no device attaches after */
+	attach = dma_buf_dynamic_attach(dmabuf, dev,
+					&retire_dmabuf_counting_importer,
+					&moves);
+	KUNIT_ASSERT_FALSE(test, IS_ERR(attach));
+	KUNIT_EXPECT_EQ(test, retire_dmabuf_revoke(f->ctx, dmabuf, 0, &told),
+			0);
+	KUNIT_EXPECT_EQ(test, told, 1);
+	KUNIT_EXPECT_EQ(test, moves, 1);
+	KUNIT_EXPECT_EQ(test, PTR_ERR_OR_ZERO(dma_buf_attach(dmabuf, dev)),
+			-ENODEV);
+	/* CPU access is not device access: it stays */
+	KUNIT_EXPECT_EQ(test, retire_dma_buf_vmap(dmabuf, &map), 0);
+	retire_dma_buf_vunmap(dmabuf, &map);
+	dma_buf_detach(dmabuf, attach);
+	/* the buffer is still the dma-buf's until its last reference */
+	KUNIT_EXPECT_EQ(test, retire_buf_unregister(f->ctx, reg.handle),
+			-EBUSY);
+	dma_buf_put(dmabuf);
+	flush_delayed_fput();
+	KUNIT_EXPECT_EQ(test, retire_buf_unregister(f->ctx, reg.handle), 0);
+}
+
 static struct kunit_case retire_dmabuf_cases[] = {
 	KUNIT_CASE(retire_dmabuf_maps_the_ranges_pages),
+	KUNIT_CASE(retire_dmabuf_revoke_tells_only_dynamic_importers),
 	{}
 };
 

@@ -42,18 +42,6 @@
 #include "req.h"
 
 /**
- * struct retire_fence - a request's out-fence
- * @base:	the dma_fence; first, so that dma_fence_free() frees it all
- * @lock:	its lock
- * @timeline:	"ctx<id>/<handle>": what SYNC_IOC_FILE_INFO shows
- */
-struct retire_fence {
-	struct dma_fence base;
-	spinlock_t lock;	/* the fence's, for dma_fence_signal() */
-	char timeline[32];
-};
-
-/**
  * struct retire_gate - a gated request's wait for its in-fence
  * @cb:		on @fence's callback list until it signals
  * @fence:	the in-fence (a reference)
@@ -71,68 +59,12 @@ struct retire_gate {
 	struct llist_node done;
 };
 
-static const char *retire_fence_driver_name(struct dma_fence *f)
-{
-	return KBUILD_MODNAME;
-}
-
-static const char *retire_fence_timeline_name(struct dma_fence *f)
-{
-	return container_of(f, struct retire_fence, base)->timeline;
-}
-
-/* the fence's ops live in this module: each fence holds it */
-static void retire_fence_release(struct dma_fence *f)
-{
-	dma_fence_free(f);
-	module_put(THIS_MODULE);
-}
-
-static const struct dma_fence_ops retire_fence_ops = {
-	.get_driver_name = retire_fence_driver_name,
-	.get_timeline_name = retire_fence_timeline_name,
-	.release = retire_fence_release,
-};
-
-static struct retire_fence *retire_fence_new(void)
-{
-	struct retire_fence *f;
-
-	if (!try_module_get(THIS_MODULE))
-		return NULL;
-	f = kzalloc(sizeof(*f), GFP_KERNEL_ACCOUNT);
-	if (!f) {
-		module_put(THIS_MODULE);
-		return NULL;
-	}
-	spin_lock_init(&f->lock);
-	dma_fence_init(&f->base, &retire_fence_ops, &f->lock,
-		       dma_fence_context_alloc(1), 1);
-	return f;
-}
-
 /* the fence says which request it is once admission has named it */
 static void retire_fence_name(struct retire_fence *f, struct retire_ctx *ctx,
 			      u64 handle)
 {
 	snprintf(f->timeline, sizeof(f->timeline), "ctx%llu/%llx", ctx->id,
 		 handle);
-}
-
-/* a terminal event's -errno as a fence error: 0 for completed */
-static void retire_fence_signal(struct retire_fence *f, int error)
-{
-	if (error)
-		dma_fence_set_error(&f->base, error < 0 && error >= -MAX_ERRNO ?
-				    error : -EIO);
-	dma_fence_signal(&f->base);
-}
-
-/* a fence nobody saw: it signals, so that nothing waits on it, and goes */
-static void retire_fence_discard(struct retire_fence *f)
-{
-	retire_fence_signal(f, -ECANCELED);
-	dma_fence_put(&f->base);
 }
 
 /*

@@ -4,11 +4,11 @@
 
 #include <linux/dma-fence.h>
 #include <linux/ktime.h>
+#include <linux/spinlock.h>
 #include <linux/types.h>
 
 struct file;
 struct retire_ctx;
-struct retire_fence;
 struct retire_gate;
 struct retire_op;
 struct retire_req;
@@ -30,6 +30,26 @@ struct retire_fence_prep {
 	struct file *file;
 	int fd;
 };
+
+/**
+ * struct retire_fence - a fence of retire's: a request's out-fence, or a
+ *			 revoked import's (fence_core.c)
+ * @base:	the dma_fence; first, so that dma_fence_free() frees it all
+ * @lock:	its lock
+ * @timeline:	what SYNC_IOC_FILE_INFO shows: "ctx<id>/<handle>" for a
+ *		request's, "revoke" for an import's
+ */
+struct retire_fence {
+	struct dma_fence base;
+	spinlock_t lock;	/* the fence's, for dma_fence_signal() */
+	char timeline[32];
+};
+
+#if IS_ENABLED(CONFIG_DMA_SHARED_BUFFER)
+struct retire_fence *retire_fence_new(void);
+void retire_fence_signal(struct retire_fence *f, int error);
+void retire_fence_discard(struct retire_fence *f);
+#endif
 
 #if IS_ENABLED(CONFIG_SYNC_FILE)
 

@@ -128,6 +128,7 @@ static const char * const retire_event_names[] = {
 	[RETIRE_EV_GATE] = "gate",
 	[RETIRE_EV_EXPORT] = "export",
 	[RETIRE_EV_IMPORT] = "import",
+	[RETIRE_EV_REVOKE] = "revoke",
 };
 
 /**

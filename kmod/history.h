@@ -96,6 +96,9 @@ static __always_inline void retire_event_at_locked(struct retire_ctx *ctx,
 	case RETIRE_EV_IMPORT:
 		trace_import(ctx->id, handle, value, aux);
 		break;
+	case RETIRE_EV_REVOKE:
+		trace_revoke(ctx->id, handle, value, aux);
+		break;
 	}
 	ev = &h->ev[h->recorded++ & (RETIRE_HISTORY_LEN - 1)];
 	ev->time_ns = ktime_to_ns(now);

@@ -28,6 +28,7 @@
 #include "buf.h"
 #include "cancel.h"
 #include "ctx.h"
+#include "dmabuf.h"
 #include "history.h"
 #include "keys.h"
 #include "engine.h"
@@ -114,6 +115,9 @@ void retire_req_terminate_locked(struct retire_ctx *ctx,
 		ctx->active--;
 		list_del(&req->node);
 		retire_keys_end_locked(ctx, req);
+		/* a revoked import's fence may wait for this one */
+		if (req->buf->import)
+			retire_import_end(req->buf->import);
 	} else {
 		ctx->waiting_nr--;
 		if (req->gated)

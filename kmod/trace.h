@@ -86,6 +86,21 @@ RETIRE_REQ_EVENT_PRINT(gate, "error=%d", __entry->value);
 RETIRE_BUF_EVENT_PRINT(export, "exports=%d len=%llu", __entry->value,
 		       __entry->aux);
 RETIRE_BUF_EVENT_PRINT(import, "len=%llu", __entry->aux);
+RETIRE_BUF_EVENT_PRINT(revoke, "importers=%d len=%llu", __entry->value,
+		       __entry->aux);
+
+/* an imported dma-buf's exporter moved or revoked it */
+TRACE_EVENT(move_notify,
+	    TP_PROTO(u64 size, u32 cancelled, u32 active),
+	    TP_ARGS(size, cancelled, active),
+	    TP_STRUCT__entry(__field(u64, size)
+			     __field(u32, cancelled)
+			     __field(u32, active)),
+	    TP_fast_assign(__entry->size = size;
+			   __entry->cancelled = cancelled;
+			   __entry->active = active;),
+	    TP_printk("len=%llu cancelled=%u active=%u", __entry->size,
+		      __entry->cancelled, __entry->active));
 
 /* a handle refused before anything it names was read */
 TRACE_EVENT(stale,

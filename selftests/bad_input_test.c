@@ -785,6 +785,7 @@ TEST_F(bad, every_command_checks_struct_size_and_pointer)
 		{ 0x13, sizeof(struct retire_cancel_match), "CANCEL_MATCH" },
 		{ 0x14, sizeof(struct retire_buf_export), "BUF_EXPORT" },
 		{ 0x15, sizeof(struct retire_buf_import), "BUF_IMPORT" },
+		{ 0x16, sizeof(struct retire_buf_revoke), "BUF_REVOKE" },
 	};
 	struct retire_stats before, after;
 	unsigned char buf[256];

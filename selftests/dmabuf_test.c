@@ -14,9 +14,16 @@
  * the dma-buf until it is unregistered or its context closed (contexts
  * that import each other's exports are freed); an engine that cannot
  * serve imports refuses them; bad fds change nothing.
+ *
+ * Revocation (RETIRE_FEAT_DMABUF_REVOKE): the exporter's revoke cancels
+ * the importer's waiting requests, refuses new ones and new attachments,
+ * and waits for the requests on the device, whose fence is in the
+ * dma-buf's reservation object; after it returns nothing reaches the
+ * buffer. Bad revokes change nothing.
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
@@ -662,6 +669,160 @@ TEST_F(im, a_system_heap_buffer_is_imported_and_served)
 	ASSERT_LE(0, fd);
 	im_kernel_exporter(_metadata, self->r, &self->log, fd, map,
 			   2 * RT_PAGE);
+}
+
+/* a dma-buf's write fences (POLLIN waits for them): signalled, or not */
+static int rv_fences_done(int fd)
+{
+	struct pollfd p = { .fd = fd, .events = POLLIN };
+
+	return poll(&p, 1, 0);
+}
+
+/*
+ * A revocation with requests in flight, the importer another context on
+ * the sim engine: the dma-buf imported four times (one request a buffer;
+ * the four share one attachment), one request held on the device
+ * (blocked, moving 512 bytes a tick once let go) and two waiting behind
+ * max_active 1. The revoke cancels the waiting two at once, refuses a new
+ * request and a new import, and does not return before the one on the
+ * device ends: bounded, it times out, the dma-buf's write fence
+ * unsignalled. Once that request has ended (every byte it wrote is there)
+ * the wait returns, the fence is signalled, and from then no device
+ * writes the pages: what the exporter writes stays. The exporter's
+ * history says revoke, with one importer.
+ */
+TEST_F(im, an_import_revoked_with_requests_in_flight)
+{
+	const size_t len = 2 * RT_PAGE;
+	struct retire_history_event ev;
+	struct retire_stats s0, s1;
+	struct retire_limits l, l0;
+	__u64 xbuf, buf[4], other, h[3];
+	struct retire_cqe c;
+	unsigned char *map;
+	int fd, i;
+
+	RT_REQUIRE_FEATURES(self->r, RETIRE_FEAT_DMABUF_REVOKE,
+			    "a module without revocation");
+	fd = im_export(self->x, len, &xbuf, &map);
+	ASSERT_LE(0, fd);
+	memset(map, 0x5a, len);
+	ASSERT_EQ(0, rt_stats(self->r, &s0));
+	for (i = 0; i < 4; i++)
+		ASSERT_EQ(0, retire_import_buffer(self->r, fd, &buf[i], NULL));
+	ASSERT_EQ(0, retire_get_limits(self->r, &l0));
+	l = l0;
+	l.max_active = 1;
+	l.max_active_per_key = 1;
+	ASSERT_EQ(0, retire_set_limits(self->r, &l));
+	ASSERT_EQ(0, rt_set_sim(self->r, RETIRE_SIM_F_BLOCKED, 0, RT_MS, 512,
+				0, 1));
+	for (i = 0; i < 3; i++)
+		ASSERT_EQ(0, rt_submit(self->r, buf[i], 0, len,
+				       RETIRE_DEV_WRITE, 0x11 * (i + 1), 0,
+				       &h[i]));
+	EXPECT_EQ(1, rv_fences_done(fd));
+
+	/* the one on the device holds the wait */
+	EXPECT_EQ(-ETIME, retire_revoke_buffer(self->x, fd, 50 * RT_MS));
+	for (i = 1; i < 3; i++) {
+		ASSERT_EQ(0, rt_wait(self->r, &self->log, h[i],
+				     RETIRE_REC_TERMINAL, &c, 1000));
+		EXPECT_EQ(RETIRE_OUTCOME_CANCELLED, c.outcome);
+		EXPECT_EQ(-ECANCELED, c.error);
+	}
+	EXPECT_EQ(0, rt_count(&self->log, h[0], RETIRE_REC_TERMINAL));
+	EXPECT_EQ(0, rv_fences_done(fd));
+	EXPECT_EQ(-ENODEV, rt_submit(self->r, buf[3], 0, RT_PAGE,
+				     RETIRE_DEV_WRITE, 0, 0, NULL));
+	EXPECT_EQ(-ENODEV, retire_import_buffer(self->r, fd, &other, NULL));
+	EXPECT_EQ(-ENODEV, retire_import_buffer(self->x, fd, &other, NULL));
+
+	/* let it go: the wait ends with it, and nothing comes after */
+	ASSERT_EQ(0, rt_set_sim(self->r, 0, 0, RT_MS, 512, 0, 1));
+	EXPECT_EQ(1, retire_revoke_buffer(self->x, fd, 0));
+	ASSERT_EQ(0, rt_wait(self->r, &self->log, h[0], RETIRE_REC_TERMINAL,
+			     &c, 1));
+	EXPECT_EQ(RETIRE_OUTCOME_COMPLETED, c.outcome);
+	EXPECT_EQ(-1, rt_check_pattern(map, len, 0x11));
+	EXPECT_EQ(1, rv_fences_done(fd));
+	memset(map, 0xab, len);
+	rt_msleep(50);
+	EXPECT_EQ(-1, rt_check_fill(map, len, 0xab));
+	ASSERT_EQ(0, im_event(self->x, RETIRE_EV_REVOKE, xbuf, &ev));
+	EXPECT_EQ(1, ev.value);
+	EXPECT_EQ(len, ev.aux);
+
+	for (i = 0; i < 3; i++) {
+		ASSERT_EQ(0, retire_retire_request(self->r, h[i]));
+		ASSERT_EQ(0, rt_wait(self->r, &self->log, h[i],
+				     RETIRE_REC_RETIRED, NULL, 2000));
+	}
+	ASSERT_EQ(0, retire_set_limits(self->r, &l0));
+	for (i = 0; i < 4; i++)
+		ASSERT_EQ(0, retire_unregister_buffer(self->r, buf[i]));
+	ASSERT_EQ(0, rt_stats(self->r, &s1));
+	EXPECT_GAUGES_EQ(s0, s1);
+	close(fd);
+	munmap(map, len);
+	EXPECT_EQ(0, db_unregister_within(self->x, xbuf, 2000));
+}
+
+/*
+ * A revoke with no importer tells nobody and returns at once; the
+ * dma-buf then takes no importer. Bad revokes (no fd, a file that is no
+ * dma-buf, another context's dma-buf, flags, pad or reserved set, an
+ * unwritable reply) change nothing: the dma-buf is still imported and
+ * served after them.
+ */
+TEST_F(im, bad_revokes_are_refused_and_change_nothing)
+{
+	struct retire_buf_revoke a;
+	int xfd = retire_get_fd(self->x);
+	struct retire_cqe c;
+	unsigned char *map;
+	__u64 xbuf, buf;
+	int fd, fd2;
+
+	RT_REQUIRE_FEATURES(self->r, RETIRE_FEAT_DMABUF_REVOKE,
+			    "a module without revocation");
+	fd = im_export(self->x, RT_PAGE, &xbuf, &map);
+	ASSERT_LE(0, fd);
+	EXPECT_EQ(-EBADF, retire_revoke_buffer(self->x, -1, 0));
+	EXPECT_EQ(-EBADF, retire_revoke_buffer(self->x, 1000, 0));
+	EXPECT_EQ(-EINVAL, retire_revoke_buffer(self->x, xfd, 0));
+	EXPECT_EQ(-EINVAL, retire_revoke_buffer(self->r, fd, 0));
+	memset(&a, 0, sizeof(a));
+	a.fd = fd;
+	a.flags = 1;
+	EXPECT_EQ(-EINVAL, rt_ioctl(xfd, RETIRE_IOC_BUF_REVOKE, &a));
+	a.flags = 0;
+	a.pad = 1;
+	EXPECT_EQ(-EINVAL, rt_ioctl(xfd, RETIRE_IOC_BUF_REVOKE, &a));
+	a.pad = 0;
+	a.reserved[1] = 1;
+	EXPECT_EQ(-EINVAL, rt_ioctl(xfd, RETIRE_IOC_BUF_REVOKE, &a));
+
+	/* none of that revoked it */
+	ASSERT_EQ(0, retire_import_buffer(self->r, fd, &buf, NULL));
+	ASSERT_EQ(0, rt_set_latency(self->r, 0, 0));
+	im_rw(_metadata, self->r, &self->log, buf, 0, RT_PAGE, 0x33, &c);
+	ASSERT_EQ(0, retire_unregister_buffer(self->r, buf));
+
+	/* nobody attached: nobody told, nothing to wait for */
+	fd2 = retire_export_buffer(self->x, xbuf, 0, RT_PAGE);
+	ASSERT_LE(0, fd2);
+	EXPECT_EQ(0, retire_revoke_buffer(self->x, fd2, 0));
+	EXPECT_EQ(0, retire_revoke_buffer(self->x, fd2, 0));
+	EXPECT_EQ(-ENODEV, retire_import_buffer(self->r, fd2, &buf, NULL));
+	/* the other dma-buf of the same buffer is not revoked */
+	ASSERT_EQ(0, retire_import_buffer(self->r, fd, &buf, NULL));
+	ASSERT_EQ(0, retire_unregister_buffer(self->r, buf));
+	close(fd2);
+	close(fd);
+	munmap(map, RT_PAGE);
+	EXPECT_EQ(0, db_unregister_within(self->x, xbuf, 2000));
 }
 
 TEST_HARNESS_MAIN

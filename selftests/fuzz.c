@@ -75,6 +75,7 @@ enum {
 	B_ENOMEM, B_EACCES, B_EFAULT, B_EBUSY, B_EINVAL, B_EMFILE, B_ENOTTY,
 	B_ENOSPC, B_ETIME, B_EOVERFLOW, B_ENOBUFS, B_ETOOMANYREFS,
 	B_EALREADY, B_EDQUOT, B_ENOTRECOVERABLE, B_ENODEV, B_ENXIO,
+	B_EXDEV, B_EOPNOTSUPP,
 	B_NR
 };
 
@@ -82,7 +83,7 @@ static const int errno_of[B_NR] = {
 	EPERM, ENOENT, EINTR, EIO, E2BIG, EBADF, EAGAIN, ENOMEM, EACCES,
 	EFAULT, EBUSY, EINVAL, EMFILE, ENOTTY, ENOSPC, ETIME, EOVERFLOW,
 	ENOBUFS, ETOOMANYREFS, EALREADY, EDQUOT, ENOTRECOVERABLE, ENODEV,
-	ENXIO,
+	ENXIO, EXDEV, EOPNOTSUPP,
 };
 
 #define M(e)	(1U << B_##e)
@@ -93,7 +94,8 @@ static const int errno_of[B_NR] = {
 /* a SUBMIT entry's refusals */
 #define M_SQE	(M(EINVAL) | M(ENOENT) | M(EBUSY) | M(ENOSPC) | M(EDQUOT) | \
 		 M(ENOBUFS) | M(ENOTRECOVERABLE) | M(EIO) | M(EAGAIN) | \
-		 M(ENOMEM) | M(EBADF) | M(EMFILE))
+		 M(ENOMEM) | M(EBADF) | M(EMFILE) | M(ENODEV) | M(EXDEV) | \
+		 M(EOPNOTSUPP))
 
 static bool errno_allowed(int err, unsigned int mask)
 {
@@ -1731,6 +1733,57 @@ static void op_export(struct thr *t)
 }
 
 /*
+ * RETIRE_IOC_BUF_IMPORT of the thread's last export (another context's,
+ * or its own), or of a mutated fd: the buffer joins the pool like a pinned
+ * one (neither mapped nor exported through the module), so that requests,
+ * unregistration, engine changes and closes meet imports.
+ */
+static void op_import(struct thr *t)
+{
+	struct retire_buf_import *a = arg_clear(t);
+	unsigned int allowed = M_BASE | M(EBADF) | M(EDQUOT) | M(EMFILE) |
+			       M(ENODEV) | M(EOPNOTSUPP);
+	int fd = pick_fd(t, &allowed);
+	unsigned long cmd = mk_cmd(t, RETIRE_IOC_BUF_IMPORT, sizeof(*a));
+	long ret;
+
+	a->fd = t->export_fd;
+	if (a->fd < 0 || mutate(t, 8))
+		a->fd = chance(t, 2) ? fd : (int)rnd(t, 64) - 1;
+	poke(t, &a->flags, sizeof(a->flags));
+	poke(t, a->reserved, sizeof(a->reserved));
+	ret = do_ioctl(fd, cmd, mk_ptr(t, a));
+	note(t, "import", a->fd, a->handle, a->len, ret, allowed);
+	if (!ret && same_call(cmd, RETIRE_IOC_BUF_IMPORT))
+		pool_put(t, &g_bufs, a->handle, a->len, 0);
+}
+
+/*
+ * RETIRE_IOC_BUF_REVOKE of the thread's last export, under whatever
+ * imports and requests other threads have on it, always with a bound (a
+ * held sim would hold the thread): -ETIME is an answer, and so is -EBUSY.
+ */
+static void op_revoke(struct thr *t)
+{
+	struct retire_buf_revoke *a = arg_clear(t);
+	unsigned int allowed = M_BASE | M(EBADF) | M(EBUSY) | M(ETIME) |
+			       M(EINTR);
+	int fd = pick_fd(t, &allowed);
+	unsigned long cmd = mk_cmd(t, RETIRE_IOC_BUF_REVOKE, sizeof(*a));
+	long ret;
+
+	a->fd = t->export_fd;
+	if (a->fd < 0 || mutate(t, 8))
+		a->fd = (int)rnd(t, 64) - 1;
+	a->timeout_ns = (1 + rnd(t, 20)) * RT_MS;
+	poke(t, &a->flags, sizeof(a->flags));
+	poke(t, &a->pad, sizeof(a->pad));
+	poke(t, a->reserved, sizeof(a->reserved));
+	ret = do_ioctl(fd, cmd, mk_ptr(t, a));
+	note(t, "revoke", a->fd, a->timeout_ns, a->importers, ret, allowed);
+}
+
+/*
  * RETIRE_IOC_CANCEL_MATCH: a key's requests or all, rarely with a short
  * wait (-ETIME is an answer); kept never above found.
  */
@@ -2174,6 +2227,7 @@ static const struct {
 	OP(fds, 2),	OP(fork, 1),	OP(quarantine, 1),
 	OP(enter, 12),	OP(ring, 10),	OP(engine, 2),
 	OP(history, 2),	OP(cancel_match, 1),	OP(export, 1),
+	OP(import, 1),	OP(revoke, 1),
 };
 
 #define NOPS	(sizeof(ops) / sizeof(ops[0]))

@@ -95,6 +95,12 @@
  * use (the module's kernel has CONFIG_DMA_SHARED_BUFFER)
  */
 #define RETIRE_FEAT_DMABUF_IMPORT (1ULL << 13)
+/*
+ * RETIRE_IOC_BUF_REVOKE: the exporter takes device access to its dma-buf
+ * back; an imported dma-buf whose exporter moves or revokes it ends its
+ * requests' access (the module's kernel has CONFIG_DMA_SHARED_BUFFER)
+ */
+#define RETIRE_FEAT_DMABUF_REVOKE (1ULL << 14)
 
 #define RETIRE_FEAT_ALL		(RETIRE_FEAT_GENL | RETIRE_FEAT_REQUESTS | \
 				 RETIRE_FEAT_SIM | RETIRE_FEAT_ADMISSION | \
@@ -102,7 +108,8 @@
 				 RETIRE_FEAT_ONE_RECORD | RETIRE_FEAT_ENGINES | \
 				 RETIRE_FEAT_EDU | RETIRE_FEAT_HISTORY | \
 				 RETIRE_FEAT_CANCEL_MATCH | RETIRE_FEAT_FENCES | \
-				 RETIRE_FEAT_DMABUF | RETIRE_FEAT_DMABUF_IMPORT)
+				 RETIRE_FEAT_DMABUF | RETIRE_FEAT_DMABUF_IMPORT | \
+				 RETIRE_FEAT_DMABUF_REVOKE)
 
 /*
  * struct retire_limits - per-context bounds.
@@ -262,12 +269,49 @@ struct retire_buf_export {
  * exported through the module (the dma-buf itself is), and is never
  * evicted; RETIRE_IOC_BUF_UNREGISTER detaches it and drops the module's
  * reference.
+ *
+ * The module attaches as a dynamic importer: when the exporter moves or
+ * revokes the dma-buf (its move_notify), the buffer's waiting requests
+ * are cancelled, new ones are refused (-ENODEV), and a fence that signals
+ * when the last request on the device ends goes into the dma-buf's
+ * reservation object, which the exporter waits for. The buffer stays
+ * until unregistered; it is not mapped again.
  */
 struct retire_buf_import {
 	__s32 fd;
 	__u32 flags;
 	__u64 handle;
 	__u64 len;
+	__u64 reserved[2];
+};
+
+/*
+ * struct retire_buf_revoke - argument of RETIRE_IOC_BUF_REVOKE: take
+ * device access to a dma-buf the context exported back.
+ * @fd:		in: the dma-buf's file descriptor (RETIRE_IOC_BUF_EXPORT's).
+ * @flags:	in: must be 0.
+ * @timeout_ns:	in: how long to wait for the importers' fences; 0 waits
+ *		for as long as they take (a signal interrupts the wait).
+ * @importers:	out: the dynamic importers that were told.
+ * @pad:	in: must be 0.
+ * @reserved:	in: must be 0.
+ *
+ * Every importer is told (move_notify) and adds a fence for the access
+ * it has in flight to the dma-buf's reservation object; the call waits
+ * for those fences. From then no importer's device reaches the pages
+ * through the dma-buf and no device attaches to it again (-ENODEV); CPU
+ * access (mmap(), a kernel mapping) is not revoked. A static importer
+ * cannot be told: its attachment makes the call fail (-EBUSY) before
+ * anything changes. Revoking twice revokes nothing more and waits again.
+ * The buffer's lifetime is not changed: it is held until the dma-buf's
+ * last reference goes.
+ */
+struct retire_buf_revoke {
+	__s32 fd;
+	__u32 flags;
+	__u64 timeout_ns;
+	__u32 importers;
+	__u32 pad;
 	__u64 reserved[2];
 };
 
@@ -1227,6 +1271,11 @@ enum retire_event_type {
 	RETIRE_EV_EXPORT = 15,
 	/* a dma-buf became the buffer @handle: @aux its length */
 	RETIRE_EV_IMPORT = 16,
+	/*
+	 * a dma-buf of the buffer @handle was revoked: @value the dynamic
+	 * importers told, @aux that dma-buf's length
+	 */
+	RETIRE_EV_REVOKE = 17,
 };
 
 /* RETIRE_EV_STALE's @value: which stale counter moved */
@@ -1313,5 +1362,6 @@ struct retire_history_arg {
 #define RETIRE_IOC_CANCEL_MATCH	_IOWR(RETIRE_IOC_MAGIC, 0x13, struct retire_cancel_match)
 #define RETIRE_IOC_BUF_EXPORT	_IOWR(RETIRE_IOC_MAGIC, 0x14, struct retire_buf_export)
 #define RETIRE_IOC_BUF_IMPORT	_IOWR(RETIRE_IOC_MAGIC, 0x15, struct retire_buf_import)
+#define RETIRE_IOC_BUF_REVOKE	_IOWR(RETIRE_IOC_MAGIC, 0x16, struct retire_buf_revoke)
 
 #endif /* _UAPI_LINUX_RETIRE_H */

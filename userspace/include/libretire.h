@@ -61,6 +61,8 @@ int retire_export_buffer(struct retire *r, __u64 handle, __u64 offset,
 /* another driver's dma-buf as a buffer (RETIRE_FEAT_DMABUF_IMPORT) */
 int retire_import_buffer(struct retire *r, int fd, __u64 *handle,
 			 __u64 *len);
+/* take device access to an exported dma-buf back (RETIRE_FEAT_DMABUF_REVOKE) */
+int retire_revoke_buffer(struct retire *r, int fd, __u64 timeout_ns);
 
 /* requests */
 void retire_prep_request(struct retire_sqe *sqe, __u64 buf, __u64 offset,

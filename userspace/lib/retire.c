@@ -254,6 +254,20 @@ int retire_import_buffer(struct retire *r, int fd, __u64 *handle,
 	return 0;
 }
 
+int retire_revoke_buffer(struct retire *r, int fd, __u64 timeout_ns)
+{
+	struct retire_buf_revoke a;
+	int ret;
+
+	if (!r)
+		return -EINVAL;
+	memset(&a, 0, sizeof(a));
+	a.fd = fd;
+	a.timeout_ns = timeout_ns;
+	ret = __retire_ioctl(r->fd, RETIRE_IOC_BUF_REVOKE, &a);
+	return ret < 0 ? ret : (int)a.importers;
+}
+
 /* ---- requests ----------------------------------------------------------- */
 
 void retire_prep_request(struct retire_sqe *sqe, __u64 buf, __u64 offset,

@@ -34,6 +34,7 @@ static const char *const feature_names[] = {
 	"fences",
 	"dmabuf",
 	"dmabuf_import",
+	"dmabuf_revoke",
 };
 
 _Static_assert((1ULL << ARRAY_SIZE(feature_names)) - 1 == RETIRE_FEAT_ALL,
@@ -686,9 +687,10 @@ static const char *const event_names[] = {
 	[RETIRE_EV_GATE] = "gate",
 	[RETIRE_EV_EXPORT] = "export",
 	[RETIRE_EV_IMPORT] = "import",
+	[RETIRE_EV_REVOKE] = "revoke",
 };
 
-_Static_assert(ARRAY_SIZE(event_names) == RETIRE_EV_IMPORT + 1,
+_Static_assert(ARRAY_SIZE(event_names) == RETIRE_EV_REVOKE + 1,
 	       "every history event has a name");
 
 static const char *const outcome_names[] = {
@@ -840,6 +842,10 @@ static void print_event_text(const struct retire_history_event *ev)
 	case RETIRE_EV_IMPORT:
 		printf(" len %llu", (unsigned long long)ev->aux);
 		break;
+	case RETIRE_EV_REVOKE:
+		printf(" len %llu importers %d", (unsigned long long)ev->aux,
+		       ev->value);
+		break;
 	case RETIRE_EV_STALE:
 		printf(" counter %s found gen %llu",
 		       NAME_OF(stale_names, (__u32)ev->value, "counter", buf),
@@ -908,6 +914,10 @@ static struct json_object *jhistory_event(const struct retire_history_event *ev)
 		break;
 	case RETIRE_EV_IMPORT:
 		jadd_u64(o, "len", ev->aux);
+		break;
+	case RETIRE_EV_REVOKE:
+		jadd_u64(o, "len", ev->aux);
+		jadd_int(o, "importers", ev->value);
 		break;
 	case RETIRE_EV_STALE:
 		jadd(o, "counter", jstring(NAME_OF(stale_names,

@@ -113,14 +113,15 @@ def json_checks():
         check(info.get("feature_names") ==
               ["genl", "requests", "sim", "admission", "enter", "rings",
                "one_record", "engines", "edu", "history", "cancel_match",
-               "fences", "dmabuf", "dmabuf_import", "bit40"],
+               "fences", "dmabuf", "dmabuf_import", "dmabuf_revoke",
+               "bit40"],
               "info feature_names: %s" % info.get("feature_names"))
-        check(info.get("features") == 16383 | (1 << 40),
+        check(info.get("features") == 32767 | (1 << 40),
               "info features: %s" % info.get("features"))
         check(info.get("caps") == caps and list(info["caps"]) == LIMITS,
               "info caps: %s" % info.get("caps"))
         check(info.get("netlink") == {"family_id": 27, "abi_version": 1,
-                                      "features": 16383 | (1 << 40)},
+                                      "features": 32767 | (1 << 40)},
               "info netlink: %s" % info.get("netlink"))
     # no access to the device: netlink's abi and features, no caps
     if noacc is not None:
@@ -128,7 +129,7 @@ def json_checks():
                               "features", "feature_names", "netlink"],
               "info without the device, keys: %s" % list(noacc))
         check(noacc.get("device_error") == "Permission denied" and
-              noacc.get("features") == 16383 | (1 << 40),
+              noacc.get("features") == 32767 | (1 << 40),
               "info without the device: %s" % noacc)
     lim = {k: 100 + i for i, k in enumerate(LIMITS)}
     lim["watchdog_ns"] = U64_MAX
@@ -213,6 +214,7 @@ EVENTS = [
     ("gate", R47, {"error": None}),
     ("export", handle(BUF, 2, 1), {"len": 8192, "exports": 1}),
     ("import", handle(BUF, 3, 1), {"len": 4096}),
+    ("revoke", handle(BUF, 2, 1), {"len": 8192, "importers": 1}),
     ("terminal", R47, {"outcome": "completed", "error": None}),
     ("cancel", R47, {"result": None}),
     ("return", R47, {"token": handle(TOKEN, 9, 2), "token_slot": 9,
@@ -248,9 +250,9 @@ def history_checks(h):
         check(evs[-1]["kind"] == "kind77" and evs[-1]["value"] == -2**31 and
               evs[-1]["aux"] == U64_MAX and evs[-1]["type"] == 200,
               "history: an unknown event's raw fields: %s" % evs[-1])
-        check(evs[19]["kind"] == "buf" and evs[14]["kind"] == "buf" and
+        check(evs[20]["kind"] == "buf" and evs[14]["kind"] == "buf" and
               evs[0]["kind"] == "req",
-              "history kinds: %s %s" % (evs[19]["kind"], evs[0]["kind"]))
+              "history kinds: %s %s" % (evs[20]["kind"], evs[0]["kind"]))
 
 
 RATES = ["admitted_per_s", "retired_per_s", "stale_per_s"]
@@ -306,11 +308,12 @@ def text_checks(exe):
         "14.000000014 gate       req slot 4 gen 7 signalled",
         "15.000000015 export     buf slot 2 gen 1 len 8192 exports 1",
         "16.000000016 import     buf slot 3 gen 1 len 4096",
-        "17.000000017 terminal   req slot 4 gen 7 completed",
-        "18.000000018 cancel     req slot 4 gen 7 result 0",
-        "19.000000019 return     req slot 4 gen 7 <- token slot 9 gen 2",
-        "20.000000020 stale      buf slot 5 gen 3 counter counter99 found gen 0",
-        "21.000000021 type200    kind77 slot 1 gen 1 value -2147483648 aux 0xffffffffffffffff",
+        "17.000000017 revoke     buf slot 2 gen 1 len 8192 importers 1",
+        "18.000000018 terminal   req slot 4 gen 7 completed",
+        "19.000000019 cancel     req slot 4 gen 7 result 0",
+        "20.000000020 return     req slot 4 gen 7 <- token slot 9 gen 2",
+        "21.000000021 stale      buf slot 5 gen 3 counter counter99 found gen 0",
+        "22.000000022 type200    kind77 slot 1 gen 1 value -2147483648 aux 0xffffffffffffffff",
         "recorded 300, dropped 44",
     ]
     check(lines[:len(want)] == want,
