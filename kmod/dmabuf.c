@@ -471,7 +471,7 @@ struct retire_import {
 	spinlock_t lock;	/* see above */
 	bool revoked;
 	u32 active;
-	struct dma_fence *fence;
+	struct retire_fence *fence;
 	struct retire_fence *spare;
 	wait_queue_head_t idle;
 	struct mutex users_lock;	/* see above */
@@ -585,12 +585,12 @@ static void retire_import_move_notify(struct dma_buf_attachment *attach)
 	}
 
 	spin_lock_irq(&imp->lock);
-	if (imp->active && !imp->fence && imp->spare) {
-		imp->fence = &imp->spare->base;
+	if (imp->active && !imp->fence) {
+		imp->fence = imp->spare;
 		imp->spare = NULL;
 	}
 	if (imp->fence)
-		f = dma_fence_get(imp->fence);
+		f = dma_fence_get(&imp->fence->base);
 	trace_move_notify(attach->dmabuf->size, cancelled, imp->active);
 	spin_unlock_irq(&imp->lock);
 	if (f && !dma_resv_reserve_fences(resv, 1)) {
@@ -620,8 +620,7 @@ static const struct dma_buf_attach_ops retire_import_attach_ops = {
  * Return: the dma-buf's size; -EBADF for no open file; -EINVAL for a file
  * that is no dma-buf, or one too large to be a buffer; -EOPNOTSUPP for a
  * CPU engine and a dma-buf with no kernel mapping, or one in I/O memory;
- * the exporter's error from
- * attaching or mapping; -ENOMEM.
+ * the exporter's error from attaching or mapping; -ENOMEM.
  */
 s64 retire_import_get(int fd, struct device *dev, bool cpu,
 		      struct retire_ctx *ctx, struct retire_import **out)
@@ -773,7 +772,7 @@ void retire_import_start(struct retire_import *imp)
  */
 void retire_import_end(struct retire_import *imp)
 {
-	struct dma_fence *f = NULL;
+	struct retire_fence *f = NULL;
 
 	spin_lock(&imp->lock);
 	if (!WARN_ON_ONCE(!imp->active) && !--imp->active) {
@@ -783,9 +782,8 @@ void retire_import_end(struct retire_import *imp)
 	}
 	spin_unlock(&imp->lock);
 	if (f) {
-		retire_fence_signal(container_of(f, struct retire_fence, base),
-				    0);
-		dma_fence_put(f);
+		retire_fence_signal(f, 0);
+		dma_fence_put(&f->base);
 	}
 }
 

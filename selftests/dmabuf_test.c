@@ -684,13 +684,15 @@ static int rv_fences_done(int fd)
  * the sim engine: the dma-buf imported four times (one request a buffer;
  * the four share one attachment), one request held on the device
  * (blocked, moving 512 bytes a tick once let go) and two waiting behind
- * max_active 1. The revoke cancels the waiting two at once, refuses a new
- * request and a new import, and does not return before the one on the
- * device ends: bounded, it times out, the dma-buf's write fence
- * unsignalled. Once that request has ended (every byte it wrote is there)
- * the wait returns, the fence is signalled, and from then no device
- * writes the pages: what the exporter writes stays. The exporter's
- * history says revoke, with one importer.
+ * max_active 1. The exporter's own context imports it too (a second
+ * user of the same attachment), with a request gated on the first one's
+ * out-fence and one on the device. The revoke cancels the three waiting
+ * at once, in both contexts, refuses a new request and a new import, and
+ * does not return before the two on the device end: bounded, it times
+ * out, the dma-buf's write fence unsignalled. Once they have ended (every
+ * byte the first wrote is there) the wait returns, the fence is
+ * signalled, and from then no device writes the pages: what the exporter
+ * writes stays. The exporter's history says revoke, with one importer.
  */
 TEST_F(im, an_import_revoked_with_requests_in_flight)
 {
@@ -698,10 +700,12 @@ TEST_F(im, an_import_revoked_with_requests_in_flight)
 	struct retire_history_event ev;
 	struct retire_stats s0, s1;
 	struct retire_limits l, l0;
-	__u64 xbuf, buf[4], other, h[3];
+	__u64 xbuf, buf[4], other, h[3], xi[2], xh[2];
+	struct rt_log xlog = { 0 };
+	struct retire_sqe sqe;
 	struct retire_cqe c;
 	unsigned char *map;
-	int fd, i;
+	int fd, ffd, i;
 
 	RT_REQUIRE_FEATURES(self->r, RETIRE_FEAT_DMABUF_REVOKE,
 			    "a module without revocation");
@@ -722,9 +726,21 @@ TEST_F(im, an_import_revoked_with_requests_in_flight)
 		ASSERT_EQ(0, rt_submit(self->r, buf[i], 0, len,
 				       RETIRE_DEV_WRITE, 0x11 * (i + 1), 0,
 				       &h[i]));
+	/* the exporter's context: one gated on h[0], one on the device */
+	for (i = 0; i < 2; i++)
+		ASSERT_EQ(0, retire_import_buffer(self->x, fd, &xi[i], NULL));
+	ffd = retire_request_fence(self->r, h[0]);
+	ASSERT_LE(0, ffd);
+	retire_prep_request(&sqe, xi[0], 0, RT_PAGE, RETIRE_DEV_WRITE, 0x77);
+	sqe.flags = RETIRE_SQE_F_IN_FENCE;
+	sqe.in_fence = ffd;
+	ASSERT_EQ(1, retire_submit_requests(self->x, &sqe, 1));
+	xh[0] = sqe.handle;
+	ASSERT_EQ(0, rt_submit(self->x, xi[1], RT_PAGE, RT_PAGE,
+			       RETIRE_DEV_READ, 0, 0, &xh[1]));
 	EXPECT_EQ(1, rv_fences_done(fd));
 
-	/* the one on the device holds the wait */
+	/* the two on the device hold the wait */
 	EXPECT_EQ(-ETIME, retire_revoke_buffer(self->x, fd, 50 * RT_MS));
 	for (i = 1; i < 3; i++) {
 		ASSERT_EQ(0, rt_wait(self->r, &self->log, h[i],
@@ -732,7 +748,11 @@ TEST_F(im, an_import_revoked_with_requests_in_flight)
 		EXPECT_EQ(RETIRE_OUTCOME_CANCELLED, c.outcome);
 		EXPECT_EQ(-ECANCELED, c.error);
 	}
+	ASSERT_EQ(0, rt_wait(self->x, &xlog, xh[0], RETIRE_REC_TERMINAL, &c,
+			     1000));
+	EXPECT_EQ(RETIRE_OUTCOME_CANCELLED, c.outcome);
 	EXPECT_EQ(0, rt_count(&self->log, h[0], RETIRE_REC_TERMINAL));
+	EXPECT_EQ(0, rt_count(&xlog, xh[1], RETIRE_REC_TERMINAL));
 	EXPECT_EQ(0, rv_fences_done(fd));
 	EXPECT_EQ(-ENODEV, rt_submit(self->r, buf[3], 0, RT_PAGE,
 				     RETIRE_DEV_WRITE, 0, 0, NULL));
@@ -744,6 +764,9 @@ TEST_F(im, an_import_revoked_with_requests_in_flight)
 	EXPECT_EQ(1, retire_revoke_buffer(self->x, fd, 0));
 	ASSERT_EQ(0, rt_wait(self->r, &self->log, h[0], RETIRE_REC_TERMINAL,
 			     &c, 1));
+	EXPECT_EQ(RETIRE_OUTCOME_COMPLETED, c.outcome);
+	ASSERT_EQ(0, rt_wait(self->x, &xlog, xh[1], RETIRE_REC_TERMINAL, &c,
+			     1));
 	EXPECT_EQ(RETIRE_OUTCOME_COMPLETED, c.outcome);
 	EXPECT_EQ(-1, rt_check_pattern(map, len, 0x11));
 	EXPECT_EQ(1, rv_fences_done(fd));
@@ -759,6 +782,14 @@ TEST_F(im, an_import_revoked_with_requests_in_flight)
 		ASSERT_EQ(0, rt_wait(self->r, &self->log, h[i],
 				     RETIRE_REC_RETIRED, NULL, 2000));
 	}
+	for (i = 0; i < 2; i++) {
+		ASSERT_EQ(0, retire_retire_request(self->x, xh[i]));
+		ASSERT_EQ(0, rt_wait(self->x, &xlog, xh[i],
+				     RETIRE_REC_RETIRED, NULL, 2000));
+		ASSERT_EQ(0, retire_unregister_buffer(self->x, xi[i]));
+	}
+	rt_log_free(&xlog);
+	close(ffd);
 	ASSERT_EQ(0, retire_set_limits(self->r, &l0));
 	for (i = 0; i < 4; i++)
 		ASSERT_EQ(0, retire_unregister_buffer(self->r, buf[i]));
