@@ -537,6 +537,7 @@ static int retire_buf_add(struct retire_ctx *ctx, struct retire_buf_mem *m,
 	buf->user = user;
 	buf->dev_wrote = false;
 	buf->exports = 0;
+	buf->dev_maps = 0;
 	buf->pages = m->pages;
 	buf->mm = m->mm;
 	buf->charged = m->charged;
@@ -631,30 +632,31 @@ static struct device *retire_import_dev_for(const struct retire_engine *e)
  *		success
  *
  * The dma-buf is attached for the device of the context's engine now
- * (retire_buf_import_check() holds requests to it) and counts as pinned
+ * (retire_buf_engine_check() holds requests to it) and counts as pinned
  * memory: charged to the caller's RLIMIT_MEMLOCK and VmPin, bounded by
  * max_pinned_bytes and max_buffers.
  *
- * Return: 0; -EBADF, -EINVAL or -EOPNOTSUPP from retire_import_get();
+ * Return: 0; -EBADF, -EINVAL, -EOPNOTSUPP or -ENODEV from
+ * retire_import_get();
  * -EDQUOT, -EMFILE (counted) or -ENOMEM as for a pinned buffer; the
  * exporter's error. A refusal changes nothing.
  */
 int retire_buf_import(struct retire_ctx *ctx, struct retire_buf_import *a)
 {
 	struct retire_buf_mem m = { .user = true, .ctx = ctx };
-	struct device *dev;
+	struct retire_engine *e;
 	u32 evicted;
-	bool cpu;
 	s64 len;
 	int ret;
 
-	/* the engine may change under the import: the device may not go */
+	/* the context may rebind meanwhile: the engine it had stays */
 	mutex_lock(&ctx->mutex);
-	dev = get_device(retire_import_dev_for(ctx->engine));
-	cpu = !ctx->engine->dma_dev;
+	e = ctx->engine;
+	retire_engine_hold(e);
 	mutex_unlock(&ctx->mutex);
-	len = retire_import_get(a->fd, dev, cpu, ctx, &m.import);
-	put_device(dev);
+	len = retire_import_get(a->fd, e, retire_import_dev_for(e), ctx,
+				&m.import);
+	retire_engine_put(e);
 	if (len < 0)
 		return len;
 	m.nr_pages = len >> PAGE_SHIFT;
@@ -672,24 +674,28 @@ int retire_buf_import(struct retire_ctx *ctx, struct retire_buf_import *a)
 EXPORT_SYMBOL_IF_KUNIT(retire_buf_import);
 
 /**
- * retire_buf_import_check() - may a request on @buf go to engine @e?
+ * retire_buf_engine_check() - may a request on @buf go to engine @e?
  * @buf:	the buffer
  * @e:		the context's engine
  *
  * Under the context's lock: after a revocation's walk has taken it, the
- * import says it is revoked.
+ * import says it is revoked; an attachment's mapping of the buffer's own
+ * pages is counted under it too.
  *
  * Return: 0 for a buffer that is not imported, or one attached for @e's
- * device, if @e serves imports; -ENODEV for one whose exporter moved or
- * revoked it; -EOPNOTSUPP if @e does not serve imports; -EXDEV for one
+ * device, if @e serves imports; -EBUSY for a buffer of this context whose
+ * pages a dma-buf's attachment has mapped, on an engine that would map
+ * them again (a page has one DMA mapping at a time: see dmabuf.c);
+ * -ENODEV for an import whose exporter moved or revoked it, or whose
+ * device went; -EOPNOTSUPP if @e does not serve imports; -EXDEV for one
  * attached for another engine's device (the context was bound to another
  * engine since).
  */
-int retire_buf_import_check(const struct retire_buf *buf,
+int retire_buf_engine_check(const struct retire_buf *buf,
 			    const struct retire_engine *e)
 {
 	if (!buf->import)
-		return 0;
+		return buf->dev_maps && e->dma_dev ? -EBUSY : 0;
 	if (retire_import_revoked(buf->import))
 		return -ENODEV;
 	if (!e->imports)

@@ -42,6 +42,9 @@ enum retire_buf_state {
  *		pinned memory (@user is set) and is dropped with the buffer
  * @exports:	live dma-bufs of it (dmabuf.c): while non-zero it is neither
  *		unregistered nor evicted, so off the LRU even when FREE
+ * @dev_maps:	importers' mappings of its pages, under the context lock:
+ *		at most one, and none while a request of it is on an engine
+ *		that maps pages (dmabuf.c)
  * @lru:	a FREE module buffer, not exported: on the context's pool_lru,
  *		in the order the buffers came back to the pool (registered,
  *		their request retired or their last export dropped); else empty
@@ -59,6 +62,7 @@ struct retire_buf {
 	struct user_struct *charged;
 	struct retire_import *import;
 	u32 exports;
+	u32 dev_maps;
 	struct list_head lru;
 };
 
@@ -70,7 +74,7 @@ void retire_buf_pool_take_locked(struct retire_ctx *ctx,
 				 struct retire_buf *buf, u8 state);
 int retire_buf_register(struct retire_ctx *ctx, struct retire_buf_reg *reg);
 int retire_buf_import(struct retire_ctx *ctx, struct retire_buf_import *a);
-int retire_buf_import_check(const struct retire_buf *buf,
+int retire_buf_engine_check(const struct retire_buf *buf,
 			    const struct retire_engine *e);
 void retire_buf_drop_imports(struct retire_ctx *ctx);
 int retire_buf_unregister(struct retire_ctx *ctx, u64 handle);

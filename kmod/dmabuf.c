@@ -105,6 +105,45 @@ static int retire_export_copy(struct retire_export_map *m)
 	return 0;
 }
 
+/*
+ * A buffer's pages have one DMA mapping at a time. Two mappings of a page
+ * each sync on their own terms: where one is bounced (a device with a
+ * narrow DMA mask), its copy is written back over what the other's device
+ * wrote, and the DMA API's debug code reports the overlap. So an
+ * attachment maps the buffer only while no other attachment of any of its
+ * exports has it mapped and no request of its own is on an engine with a
+ * DMA device (an engine without one moves bytes with the CPU); while one
+ * has it mapped, such a request is refused (retire_buf_engine_check()). An
+ * importer that wants the buffer twice imports one dma-buf twice: that is
+ * one attachment, shared.
+ */
+static int retire_export_map_claim(struct retire_export *x)
+{
+	struct retire_ctx *ctx = x->ctx;
+	struct retire_buf *buf = x->buf;
+	bool dma_req;
+	int ret = 0;
+
+	spin_lock_irq(&ctx->lock);
+	/* a request out holds the context's engine: it cannot change */
+	dma_req = (buf->state == RETIRE_BUF_ATTACHED ||
+		   buf->state == RETIRE_BUF_QUARANTINED) &&
+		  ctx->engine->dma_dev;
+	if (buf->dev_maps || dma_req)
+		ret = -EBUSY;
+	else
+		buf->dev_maps++;
+	spin_unlock_irq(&ctx->lock);
+	return ret;
+}
+
+static void retire_export_map_release(struct retire_export *x)
+{
+	spin_lock_irq(&x->ctx->lock);
+	x->buf->dev_maps--;
+	spin_unlock_irq(&x->ctx->lock);
+}
+
 static struct sg_table *retire_export_map(struct dma_buf_attachment *attach,
 					  enum dma_data_direction dir)
 {
@@ -117,11 +156,14 @@ static struct sg_table *retire_export_map(struct dma_buf_attachment *attach,
 	m = kzalloc(sizeof(*m), GFP_KERNEL_ACCOUNT);
 	if (!m)
 		return ERR_PTR(-ENOMEM);
+	ret = retire_export_map_claim(x);
+	if (ret)
+		goto out_free;
 	ret = sg_alloc_table_from_pages(&m->sgt, x->pages, x->nr_pages, 0,
 					(unsigned long)x->nr_pages << PAGE_SHIFT,
 					GFP_KERNEL);
 	if (ret)
-		goto out_free;
+		goto out_release;
 	ret = dma_map_sgtable(attach->dev, &m->sgt, dir, 0);
 	if (ret)
 		goto out_table;
@@ -139,6 +181,8 @@ out_unmap:
 	dma_unmap_sgtable(attach->dev, &m->sgt, dir, 0);
 out_table:
 	sg_free_table(&m->sgt);
+out_release:
+	retire_export_map_release(x);
 out_free:
 	kfree(m);
 	return ERR_PTR(ret);
@@ -159,6 +203,7 @@ static void retire_export_unmap(struct dma_buf_attachment *attach,
 	sg_free_table(&m->out);
 	sg_free_table(&m->sgt);
 	kfree(m);
+	retire_export_map_release(x);
 }
 
 /* every device mapping hands the bytes to the CPU, or back */
@@ -441,7 +486,8 @@ int retire_buf_revoke(struct retire_ctx *ctx, struct retire_buf_revoke *a)
  * @dmabuf:	the dma-buf (a reference)
  * @attach:	its attachment to @dev: a dynamic importer's, so that the
  *		exporter can tell it the buffer moves or is revoked
- * @sgt:	the attachment, mapped once (bidirectional) for all requests
+ * @sgt:	the attachment, mapped once (bidirectional) for all requests;
+ *		@attach and @sgt are NULL once @dev's removal detached it
  * @map:	the kernel mapping, for an engine that moves bytes itself
  * @dev:	the device attached (a reference): the engine's DMA device,
  *		or the module's own
@@ -612,19 +658,25 @@ static const struct dma_buf_attach_ops retire_import_attach_ops = {
 /**
  * retire_import_get() - attach to a dma-buf and map it
  * @fd:		the dma-buf's fd
+ * @e:		the context's engine (a reference held): one without a DMA
+ *		device moves the bytes with the CPU, so they are mapped for
+ *		it too
  * @dev:	the device to attach for
- * @cpu:	the engine moves the bytes with the CPU: map them for it too
  * @ctx:	the context whose buffer it becomes
  * @out:	the import, for retire_import_put()
  *
  * Return: the dma-buf's size; -EBADF for no open file; -EINVAL for a file
  * that is no dma-buf, or one too large to be a buffer; -EOPNOTSUPP for a
  * CPU engine and a dma-buf with no kernel mapping, or one in I/O memory;
- * the exporter's error from attaching or mapping; -ENOMEM.
+ * -ENODEV for an engine that went (its device's imports are detached);
+ * the exporter's error from attaching or mapping (-EBUSY from retire's
+ * own export: the buffer is mapped already); -ENOMEM.
  */
-s64 retire_import_get(int fd, struct device *dev, bool cpu,
-		      struct retire_ctx *ctx, struct retire_import **out)
+s64 retire_import_get(int fd, const struct retire_engine *e,
+		      struct device *dev, struct retire_ctx *ctx,
+		      struct retire_import **out)
 {
+	bool cpu = !e->dma_dev;
 	struct retire_import_user *u;
 	struct retire_import *imp, *found;
 	struct sg_table *sgt;
@@ -655,8 +707,15 @@ s64 retire_import_get(int fd, struct device *dev, bool cpu,
 	init_waitqueue_head(&imp->idle);
 	mutex_init(&imp->users_lock);
 	INIT_LIST_HEAD(&imp->users);
-	/* the lock is held over the attach: one import is made, not two */
+	/*
+	 * The lock is held over the attach: one import is made, not two, and
+	 * none after retire_imports_device_gone() has walked the list.
+	 */
 	mutex_lock(&retire_imports_lock);
+	if (READ_ONCE(e->gone)) {
+		ret = -ENODEV;
+		goto out_put;
+	}
 	found = retire_import_find(dmabuf, dev);
 	if (found) {
 		mutex_unlock(&retire_imports_lock);
@@ -718,6 +777,50 @@ out_put:
 }
 EXPORT_SYMBOL_IF_KUNIT(retire_import_get);
 
+/* unmap and detach @imp, if its device's removal has not done so */
+static void retire_import_detach(struct retire_import *imp)
+{
+	if (!imp->attach)
+		return;
+	if (imp->map.vaddr)
+		retire_dma_buf_vunmap(imp->dmabuf, &imp->map);
+	dma_buf_unmap_attachment_unlocked(imp->attach, imp->sgt,
+					  DMA_BIDIRECTIONAL);
+	dma_buf_detach(imp->dmabuf, imp->attach);
+	imp->attach = NULL;
+	imp->sgt = NULL;
+}
+
+/**
+ * retire_imports_device_gone() - an engine's DMA device is going
+ * @dev: the device, its engine unregistered (no job of it left)
+ *
+ * Its driver may not let the device go with a mapping left behind (the
+ * DMA API's debug code reports one), and the exporter should not keep
+ * an attachment nobody can use: every import attached to @dev is marked
+ * revoked, so no request takes it again (-ENODEV), and unmapped and
+ * detached now. Its buffers stay registered until unregistered. Being
+ * revoked, it is never shared again: a new import of the dma-buf, for a
+ * device probed later (even one at the same address), attaches anew.
+ */
+void retire_imports_device_gone(struct device *dev)
+{
+	struct retire_import *imp;
+
+	mutex_lock(&retire_imports_lock);
+	list_for_each_entry(imp, &retire_imports, node) {
+		if (imp->dev != dev || !imp->attach)
+			continue;
+		spin_lock_irq(&imp->lock);
+		imp->revoked = true;
+		/* the driver ended every job: nothing is on the device */
+		WARN_ON_ONCE(imp->active);
+		spin_unlock_irq(&imp->lock);
+		retire_import_detach(imp);
+	}
+	mutex_unlock(&retire_imports_lock);
+}
+
 /**
  * retire_import_put() - undo retire_import_get()
  * @imp: the import; no request of this buffer uses it any more
@@ -739,11 +842,7 @@ void retire_import_put(struct retire_import *imp, struct retire_ctx *ctx)
 	WARN_ON_ONCE(imp->active || imp->fence || !list_empty(&imp->users));
 	retire_fence_discard(imp->spare);
 	mutex_destroy(&imp->users_lock);
-	if (imp->map.vaddr)
-		retire_dma_buf_vunmap(imp->dmabuf, &imp->map);
-	dma_buf_unmap_attachment_unlocked(imp->attach, imp->sgt,
-					  DMA_BIDIRECTIONAL);
-	dma_buf_detach(imp->dmabuf, imp->attach);
+	retire_import_detach(imp);
 	dma_buf_put(imp->dmabuf);
 	put_device(imp->dev);
 	kfree(imp);

@@ -11,6 +11,7 @@ struct file;
 struct retire_ctx;
 struct retire_buf_export;
 struct retire_buf_revoke;
+struct retire_engine;
 struct retire_engine_work;
 struct retire_import;
 
@@ -25,8 +26,10 @@ int retire_buf_export(struct retire_ctx *ctx,
 int retire_buf_revoke(struct retire_ctx *ctx, struct retire_buf_revoke *a);
 int retire_dmabuf_revoke(struct retire_ctx *ctx, struct dma_buf *dmabuf,
 			 u64 timeout_ns, u32 *importers);
-s64 retire_import_get(int fd, struct device *dev, bool cpu,
-		      struct retire_ctx *ctx, struct retire_import **out);
+s64 retire_import_get(int fd, const struct retire_engine *e,
+		      struct device *dev, struct retire_ctx *ctx,
+		      struct retire_import **out);
+void retire_imports_device_gone(struct device *dev);
 void retire_import_put(struct retire_import *imp, struct retire_ctx *ctx);
 void retire_import_work(const struct retire_import *imp,
 			struct retire_engine_work *w);
@@ -71,12 +74,15 @@ static inline struct file *retire_buf_export_file(struct dma_buf *dmabuf)
 
 static inline void retire_buf_export_drop(struct dma_buf *dmabuf) {}
 
-static inline s64 retire_import_get(int fd, struct device *dev, bool cpu,
+static inline s64 retire_import_get(int fd, const struct retire_engine *e,
+				    struct device *dev,
 				    struct retire_ctx *ctx,
 				    struct retire_import **out)
 {
 	return -EOPNOTSUPP;
 }
+
+static inline void retire_imports_device_gone(struct device *dev) {}
 
 static inline void retire_import_put(struct retire_import *imp,
 				     struct retire_ctx *ctx) {}

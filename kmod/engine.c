@@ -31,6 +31,7 @@
 #include "cancel.h"
 #include "compat.h"
 #include "ctx.h"
+#include "dmabuf.h"
 #include "engine.h"
 #include "fence.h"
 #include "netlink.h"
@@ -124,8 +125,10 @@ static void retire_engine_release(struct kref *ref)
  * From here no context can bind to it and none admits more for it; the
  * contexts bound to it keep it (and their references) until they go. The
  * driver must already have ended every job it held, each with a terminal
- * event. Drops the registry's reference: the engine may be released in
- * this call. May sleep.
+ * event. Imported dma-bufs attached to its DMA device are unmapped and
+ * detached here, before the driver lets the device go. Drops the
+ * registry's reference: the engine may be released in this call. May
+ * sleep.
  */
 void retire_engine_unregister(struct retire_engine *e)
 {
@@ -133,6 +136,9 @@ void retire_engine_unregister(struct retire_engine *e)
 	WRITE_ONCE(e->gone, true);
 	list_del(&e->node);
 	mutex_unlock(&retire_engines_mutex);
+	/* no mapping may outlive the driver's hold on its device */
+	if (e->dma_dev)
+		retire_imports_device_gone(e->dma_dev);
 	/* the registry's reference holds no module: see retire_engine_hold() */
 	kref_put(&e->ref, retire_engine_release);
 }

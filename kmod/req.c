@@ -350,7 +350,7 @@ int retire_submit_one(struct retire_ctx *ctx, struct retire_op *op,
 		ret = retire_refuse_locked(ctx, -EBUSY, RETIRE_ST_REFUSED);
 		goto out_unlock;
 	}
-	ret = retire_buf_import_check(buf, ctx->engine);
+	ret = retire_buf_engine_check(buf, ctx->engine);
 	if (ret) {
 		ret = retire_refuse_locked(ctx, ret, RETIRE_ST_REFUSED);
 		goto out_unlock;

@@ -532,6 +532,55 @@ TEST_F(im, contexts_importing_each_others_exports_are_freed)
 }
 
 /*
+ * A buffer's pages have one DMA mapping at a time: with one export of a
+ * buffer imported (attached and mapped), an import of another export of
+ * it is refused (-EBUSY) and leaves nothing, while the same dma-buf
+ * imported again shares the one attachment. Once the first goes, the
+ * other imports, reads what the first wrote and writes on. The DMA API's
+ * debug code (where the kernel has it) reports nothing.
+ */
+TEST_F(im, a_buffer_is_mapped_for_one_attachment_at_a_time)
+{
+	const size_t len = 2 * RT_PAGE;
+	long e0 = rt_dma_api_errors();
+	struct retire_stats s0, s1;
+	unsigned char *map;
+	struct retire_cqe c;
+	__u64 xbuf, b1, again, b2, sum;
+	int f1, f2;
+
+	f1 = im_export(self->x, len, &xbuf, &map);
+	ASSERT_LE(0, f1);
+	f2 = retire_export_buffer(self->x, xbuf, 0, len);
+	ASSERT_LE(0, f2);
+	ASSERT_EQ(0, retire_import_buffer(self->r, f1, &b1, NULL));
+	ASSERT_EQ(0, rt_stats(self->r, &s0));
+	EXPECT_EQ(-EBUSY, retire_import_buffer(self->r, f2, &b2, NULL));
+	ASSERT_EQ(0, rt_stats(self->r, &s1));
+	EXPECT_GAUGES_EQ(s0, s1);
+	ASSERT_EQ(0, retire_import_buffer(self->r, f1, &again, NULL));
+	EXPECT_NE(b1, again);
+
+	im_rw(_metadata, self->r, &self->log, b1, 100, 200, 0x31, &c);
+	EXPECT_EQ(0, retire_unregister_buffer(self->r, b1));
+	EXPECT_EQ(-EBUSY, retire_import_buffer(self->r, f2, &b2, NULL));
+	EXPECT_EQ(0, retire_unregister_buffer(self->r, again));
+	ASSERT_EQ(0, retire_import_buffer(self->r, f2, &b2, NULL));
+	sum = rt_fnv1a64(map + 100, 4000);
+	im_rw(_metadata, self->r, &self->log, b2, 100, 4000, 0x32, &c);
+	EXPECT_EQ(sum, c.checksum);
+	EXPECT_EQ(-1, rt_check_pattern(map + 100, 4000, 0x32));
+
+	EXPECT_EQ(0, retire_unregister_buffer(self->r, b2));
+	close(f1);
+	close(f2);
+	EXPECT_EQ(0, db_unregister_within(self->x, xbuf, 2000));
+	munmap(map, len);
+	if (e0 >= 0)
+		EXPECT_EQ(e0, rt_dma_api_errors());
+}
+
+/*
  * An engine that cannot serve imports (the sample, which reaches bytes
  * only through pages) refuses a request on one: -EOPNOTSUPP, counted as
  * refused, and the import stays usable once the context is back on the

@@ -373,6 +373,64 @@ TEST_F(edu, an_imported_dma_buf_is_moved_through_its_attachment)
 }
 
 /*
+ * A buffer's pages have one DMA mapping at a time. While an import of its
+ * own export is attached to the device (mapped once), a request on the
+ * buffer itself, which edu would map per transfer, is refused (-EBUSY,
+ * counted) and the buffer stays free; the import moves its bytes. Once
+ * the import is unregistered, the buffer's own request runs and reads
+ * what the import wrote. The DMA API's debug code (where the kernel has
+ * it) reports nothing: on edu, whose mappings are bounced, two mappings
+ * of a page would each write their copy back over the other's.
+ */
+TEST_F(edu, a_buffer_is_mapped_for_its_attachment_or_its_transfers)
+{
+	const size_t len = 2 * RT_PAGE;
+	long e0 = rt_dma_api_errors();
+	struct retire_stats s0, s1;
+	struct retire_info info;
+	unsigned char *map;
+	struct retire_cqe c;
+	__u64 pbuf, ibuf, sum, h;
+	size_t i;
+	int fd;
+
+	ASSERT_EQ(0, retire_get_info(self->r, &info));
+	if (!(info.features & RETIRE_FEAT_DMABUF_IMPORT))
+		SKIP(return, "a module without dma-buf import");
+	ASSERT_EQ(0, retire_alloc_buffer(self->r, len, &pbuf, (void **)&map));
+	for (i = 0; i < len; i++)
+		map[i] = (unsigned char)(i * 3 + 1);
+	fd = retire_export_buffer(self->r, pbuf, 0, len);
+	ASSERT_LE(0, fd);
+	ASSERT_EQ(0, retire_import_buffer(self->r, fd, &ibuf, NULL));
+
+	ASSERT_EQ(0, rt_stats(self->r, &s0));
+	EXPECT_EQ(-EBUSY, rt_submit(self->r, pbuf, 0, 2000,
+				    RETIRE_DEV_READ | RETIRE_DEV_WRITE, 1, 0,
+				    &h));
+	ASSERT_EQ(0, rt_stats(self->r, &s1));
+	EXPECT_EQ(s0.refused + 1, s1.refused);
+	sum = rt_fnv1a64(map + 16, 3000);
+	edu_run(_metadata, self, ibuf, 16, 3000,
+		RETIRE_DEV_READ | RETIRE_DEV_WRITE, 0x4a, &c);
+	EXPECT_EQ(RETIRE_OUTCOME_COMPLETED, c.outcome);
+	EXPECT_EQ(sum, c.checksum);
+
+	EXPECT_EQ(0, retire_unregister_buffer(self->r, ibuf));
+	sum = rt_fnv1a64(map, 2000);
+	edu_run(_metadata, self, pbuf, 0, 2000,
+		RETIRE_DEV_READ | RETIRE_DEV_WRITE, 0x4b, &c);
+	EXPECT_EQ(RETIRE_OUTCOME_COMPLETED, c.outcome);
+	EXPECT_EQ(sum, c.checksum);
+	EXPECT_EQ(-1, rt_check_pattern(map, 2000, 0x4b));
+	EXPECT_EQ(-1, rt_check_pattern(map + 2000, 1016, 0x4a + 1984));
+	close(fd);
+	munmap(map, len);
+	if (e0 >= 0)
+		EXPECT_EQ(e0, rt_dma_api_errors());
+}
+
+/*
  * edu cannot abort a transfer: a request the device has begun runs to its
  * end (-EALREADY; its success is then stale, never published); one still
  * queued behind it cancels (0) and is never moved: no transfer of its own
@@ -470,17 +528,77 @@ TEST_F(edu, removal_with_work_in_flight_resets_and_a_rescan_is_a_new_engine)
 }
 
 /*
+ * Removal with an import attached to the device, a request on it in
+ * flight: the request ends with a reset outcome, and the import is
+ * unmapped and detached before the driver lets the device go (the DMA
+ * API's debug code reports a mapping a driver leaves behind). The buffer
+ * stays registered but takes no request (-ENODEV), even bound to the
+ * rescanned device; an import of the same dma-buf there is a new
+ * attachment and is served; the exporter's revoke tells only that one.
+ */
+TEST_F(edu, removal_detaches_the_imports_attached_to_the_device)
+{
+	const size_t len = 2 * RT_PAGE;
+	long e0 = rt_dma_api_errors();
+	struct retire_engine_info again;
+	unsigned char *map;
+	struct retire_cqe c;
+	__u64 xbuf, old, fresh, h;
+	struct retire *x;
+	int fd;
+
+	ASSERT_EQ(0, retire_open_device(&x, NULL, 0));
+	ASSERT_EQ(0, retire_alloc_buffer(x, len, &xbuf, (void **)&map));
+	memset(map, 0x11, len);
+	fd = retire_export_buffer(x, xbuf, 0, len);
+	ASSERT_LE(0, fd);
+	ASSERT_EQ(0, retire_import_buffer(self->r, fd, &old, NULL));
+	ASSERT_EQ(0, rt_submit(self->r, old, 0, len,
+			       RETIRE_DEV_READ | RETIRE_DEV_WRITE, 1, 0, &h));
+	rt_msleep(20);
+	ASSERT_EQ(0, edu_remove(self->r, &self->e));
+	ASSERT_EQ(0, rt_wait(self->r, &self->log, h, RETIRE_REC_TERMINAL, &c,
+			     5000));
+	EXPECT_EQ(0, retire_retire_request(self->r, h));
+
+	ASSERT_EQ(0, rt_write_file("/sys/bus/pci/rescan", "1"));
+	ASSERT_EQ(0, edu_wait_engine(self->r, &again, 3000));
+	ASSERT_EQ(0, retire_set_engine(self->r, again.id));
+	EXPECT_EQ(-ENODEV, rt_submit(self->r, old, 0, 64, RETIRE_DEV_WRITE, 2,
+				     0, &h));
+	ASSERT_EQ(0, retire_import_buffer(self->r, fd, &fresh, NULL));
+	edu_run(_metadata, self, fresh, 0, 64, RETIRE_DEV_WRITE, 0x5c, &c);
+	EXPECT_EQ(RETIRE_OUTCOME_COMPLETED, c.outcome);
+	ASSERT_EQ(0, edu_sync(fd, DMA_BUF_SYNC_START | DMA_BUF_SYNC_READ));
+	EXPECT_EQ(-1, rt_check_pattern(map, 64, 0x5c));
+	ASSERT_EQ(0, edu_sync(fd, DMA_BUF_SYNC_END | DMA_BUF_SYNC_READ));
+	EXPECT_EQ(1, retire_revoke_buffer(x, fd, 0));
+
+	EXPECT_EQ(0, retire_unregister_buffer(self->r, old));
+	EXPECT_EQ(0, retire_unregister_buffer(self->r, fresh));
+	close(fd);
+	munmap(map, len);
+	retire_close_device(x);
+	if (e0 >= 0)
+		EXPECT_EQ(e0, rt_dma_api_errors());
+}
+
+/*
  * A transfer whose interrupt never comes (edu_drop_irq) holds its request
  * past the watchdog: quarantined, not retirable, the context admits
  * nothing. Removing the device is the proof that no access follows: the
- * request ends with a reset outcome and retires.
+ * request ends with a reset outcome and retires. Meanwhile the buffer's
+ * pages may be mapped by the device: an import of its export is refused
+ * (-EBUSY: one DMA mapping at a time) until the request has retired.
  */
 TEST_F(edu, a_lost_interrupt_is_quarantined_until_the_device_goes)
 {
 	struct retire_engine_info again;
 	struct retire_cqe q, c;
 	struct retire_limits l;
-	__u64 buf, h;
+	struct retire *x;
+	__u64 buf, h, imp;
+	int fd;
 
 	ASSERT_EQ(0, retire_get_limits(self->r, &l));
 	l.watchdog_ns = 1000 * RT_MS;
@@ -495,6 +613,10 @@ TEST_F(edu, a_lost_interrupt_is_quarantined_until_the_device_goes)
 	EXPECT_EQ(0, rt_count(&self->log, h, RETIRE_REC_TERMINAL));
 	EXPECT_EQ(-EBUSY, retire_retire_request(self->r, h));
 	ASSERT_EQ(0, rt_write_file(EDU_PARAM, "0"));
+	ASSERT_EQ(0, retire_open_device(&x, NULL, 0));
+	fd = retire_export_buffer(self->r, buf, 0, RT_PAGE);
+	ASSERT_LE(0, fd);
+	EXPECT_EQ(-EBUSY, retire_import_buffer(x, fd, &imp, NULL));
 
 	ASSERT_EQ(0, edu_remove(self->r, &self->e));
 	ASSERT_EQ(0, rt_wait(self->r, &self->log, h, RETIRE_REC_TERMINAL, &c,
@@ -504,6 +626,10 @@ TEST_F(edu, a_lost_interrupt_is_quarantined_until_the_device_goes)
 	EXPECT_EQ(0, retire_retire_request(self->r, h));
 	EXPECT_EQ(0, rt_wait(self->r, &self->log, h, RETIRE_REC_RETIRED, NULL,
 			     2000));
+	ASSERT_EQ(0, retire_import_buffer(x, fd, &imp, NULL));
+	EXPECT_EQ(0, retire_unregister_buffer(x, imp));
+	close(fd);
+	retire_close_device(x);
 
 	ASSERT_EQ(0, rt_write_file("/sys/bus/pci/rescan", "1"));
 	ASSERT_EQ(0, edu_wait_engine(self->r, &again, 3000));

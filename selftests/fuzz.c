@@ -1736,13 +1736,15 @@ static void op_export(struct thr *t)
  * RETIRE_IOC_BUF_IMPORT of the thread's last export (another context's,
  * or its own), or of a mutated fd: the buffer joins the pool like a pinned
  * one (neither mapped nor exported through the module), so that requests,
- * unregistration, engine changes and closes meet imports.
+ * unregistration, engine changes and closes meet imports. -EBUSY: the
+ * buffer's pages are mapped already (another export of it imported, or
+ * a request of its own on edu).
  */
 static void op_import(struct thr *t)
 {
 	struct retire_buf_import *a = arg_clear(t);
 	unsigned int allowed = M_BASE | M(EBADF) | M(EDQUOT) | M(EMFILE) |
-			       M(ENODEV) | M(EOPNOTSUPP);
+			       M(ENODEV) | M(EOPNOTSUPP) | M(EBUSY);
 	int fd = pick_fd(t, &allowed);
 	unsigned long cmd = mk_cmd(t, RETIRE_IOC_BUF_IMPORT, sizeof(*a));
 	long ret;

@@ -871,6 +871,16 @@ static inline long rt_read_long(const char *path)
 }
 
 /*
+ * The DMA API debug code's error count (CONFIG_DMA_API_DEBUG, debugfs
+ * mounted), or -1 where it has none: a test that makes mappings compares
+ * it before and after, so a report is that test's failure.
+ */
+static inline long rt_dma_api_errors(void)
+{
+	return rt_read_long("/sys/kernel/debug/dma-api/error_count");
+}
+
+/*
  * The modules that use the core's symbols (the engines): each holds one
  * reference to it for as long as it is loaded, whatever the contexts do.
  */
