@@ -109,13 +109,52 @@ static void rctx_open(struct rctx *c, unsigned int nbufs)
 	pin_bufs(c, c->bufs, nbufs);
 }
 
+/*
+ * What every measured request reads: REQ_LEN bytes of the zero pages its
+ * buffer pins. A completed TERMINAL record must say so, or the row
+ * measured other work than it claims.
+ */
+static __u64 zero_sum;
+
+static void zero_sum_init(void)
+{
+	unsigned int i;
+
+	zero_sum = 0xcbf29ce484222325ULL;	/* FNV-1a-64 */
+	for (i = 0; i < REQ_LEN; i++)
+		zero_sum = (zero_sum ^ 0) * 0x100000001b3ULL;
+}
+
+static void check_read(const struct retire_cqe *cqe)
+{
+	if (cqe->type != RETIRE_REC_TERMINAL ||
+	    cqe->outcome != RETIRE_OUTCOME_COMPLETED)
+		return;
+	if (cqe->result_len != REQ_LEN || cqe->checksum != zero_sum)
+		die("request %#llx: read %llu bytes, checksum %#llx, wanted %u, %#llx",
+		    (unsigned long long)cqe->handle,
+		    (unsigned long long)cqe->result_len,
+		    (unsigned long long)cqe->checksum, REQ_LEN,
+		    (unsigned long long)zero_sum);
+}
+
+/* an operation's result, after its ENTER: an error ends the bench */
+static void check_op(const struct retire_op *op, const char *what)
+{
+	if (op->result < 0)
+		die("%s: %s", what, strerror((int)-op->result));
+}
+
 static void expect_rec(const struct retire_cqe *cqe, __u32 type, __u32 outcome)
 {
 	if (cqe->type != type || (outcome && cqe->outcome != outcome))
 		die("record %#llx: type %u outcome %u, wanted %u/%u",
 		    (unsigned long long)cqe->handle, cqe->type, cqe->outcome,
 		    type, outcome);
+	check_read(cqe);
 }
+
+#define NR_TYPES	8	/* @types' room: record types below it */
 
 /* drain the queue's records: @want of them, checked, a batch at a time */
 static void queue_drain(struct rctx *c, unsigned int want, __u32 *types)
@@ -131,6 +170,11 @@ static void queue_drain(struct rctx *c, unsigned int want, __u32 *types)
 			continue;
 		}
 		for (i = 0; i < n; i++) {
+			if (cqes[i]->type == 0 || cqes[i]->type >= NR_TYPES)
+				die("record %#llx: unknown type %u",
+				    (unsigned long long)cqes[i]->handle,
+				    cqes[i]->type);
+			check_read(cqes[i]);
 			if (types) {
 				types[cqes[i]->type]++;
 				/* slot 0 (no type): TERMINALs that retired */
@@ -157,21 +201,23 @@ static void queue_drain(struct rctx *c, unsigned int want, __u32 *types)
 static void cycle_run(struct rctx *c, unsigned int batch, unsigned long n,
 		      int one)
 {
+	struct retire_op *ops[RETIRE_SUBMIT_MAX];
 	unsigned int per = one ? 1 : 2, i;
-	__u32 types[8];
+	__u32 types[NR_TYPES];
 	unsigned long done;
-	struct retire_op *op;
 
 	for (done = 0; done < n; done += batch) {
 		for (i = 0; i < batch; i++) {
-			op = retire_queue_get_op(c->q);
-			retire_prep_submit(op, c->bufs[i], 0, REQ_LEN,
+			ops[i] = retire_queue_get_op(c->q);
+			retire_prep_submit(ops[i], c->bufs[i], 0, REQ_LEN,
 					   RETIRE_DEV_READ, i);
-			op->flags = RETIRE_SQE_F_AUTO_RETIRE |
-				    (one ? RETIRE_SQE_F_ONE_RECORD : 0);
+			ops[i]->flags = RETIRE_SQE_F_AUTO_RETIRE |
+					(one ? RETIRE_SQE_F_ONE_RECORD : 0);
 		}
 		check(retire_queue_submit_and_wait(c->q, per * batch,
 						   UINT64_MAX));
+		for (i = 0; i < batch; i++)
+			check_op(ops[i], "cycle: submit");
 		memset(types, 0, sizeof(types));
 		queue_drain(c, per * batch, types);
 		if (types[RETIRE_REC_TERMINAL] != batch ||
@@ -225,21 +271,29 @@ static void queue_take(struct rctx *c, unsigned int want, __u32 type,
 static void cycle_explicit(struct rctx *c, unsigned int batch,
 			   unsigned long n)
 {
+	struct retire_op *ops[RETIRE_SUBMIT_MAX];
 	__u64 h[RETIRE_SUBMIT_MAX];
 	unsigned long done;
 	unsigned int i;
 
 	for (done = 0; done < n; done += batch) {
-		for (i = 0; i < batch; i++)
-			retire_prep_submit(retire_queue_get_op(c->q),
-					   c->bufs[i], 0, REQ_LEN,
+		for (i = 0; i < batch; i++) {
+			ops[i] = retire_queue_get_op(c->q);
+			retire_prep_submit(ops[i], c->bufs[i], 0, REQ_LEN,
 					   RETIRE_DEV_READ, i);
+		}
 		check(retire_queue_submit_and_wait(c->q, batch, UINT64_MAX));
+		for (i = 0; i < batch; i++)
+			check_op(ops[i], "explicit: submit");
 		queue_take(c, batch, RETIRE_REC_TERMINAL,
 			   RETIRE_OUTCOME_COMPLETED, h);
-		for (i = 0; i < batch; i++)
-			retire_prep_retire(retire_queue_get_op(c->q), h[i]);
+		for (i = 0; i < batch; i++) {
+			ops[i] = retire_queue_get_op(c->q);
+			retire_prep_retire(ops[i], h[i]);
+		}
 		check(retire_queue_submit_and_wait(c->q, batch, UINT64_MAX));
+		for (i = 0; i < batch; i++)
+			check_op(ops[i], "explicit: retire");
 		queue_take(c, batch, RETIRE_REC_RETIRED, 0, NULL);
 	}
 }
@@ -261,8 +315,11 @@ static void cycle_legacy(struct rctx *c, unsigned int batch, unsigned long n)
 		if (retire_reap_records(c->r, cqes, batch, batch,
 					UINT64_MAX) != (int)batch)
 			die("legacy reap short");
-		for (i = 0; i < batch; i++)
+		for (i = 0; i < batch; i++) {
+			expect_rec(&cqes[i], RETIRE_REC_TERMINAL,
+				   RETIRE_OUTCOME_COMPLETED);
 			check(retire_retire_request(c->r, cqes[i].handle));
+		}
 		if (retire_reap_records(c->r, cqes, batch, batch,
 					UINT64_MAX) != (int)batch)
 			die("legacy reap of RETIRED short");
@@ -373,8 +430,9 @@ static void make_live(struct rctx *c, unsigned long n)
 		if (got != (int)b)
 			die("live: %d of %u records", got, b);
 		for (j = 0; j < b; j++) {
-			if (ops[j].result)
-				die("live submit: %s", strerror(-ops[j].result));
+			check_op(&ops[j], "live: submit");
+			expect_rec(&cqes[j], RETIRE_REC_TERMINAL,
+				   RETIRE_OUTCOME_COMPLETED);
 			c->live[i + j] = ops[j].handle;
 		}
 	}
@@ -396,6 +454,8 @@ static void drop_live(struct rctx *c)
 			retire_prep_retire(&ops[j], c->live[i + j]);
 		if (retire_enter(c->r, ops, b, cqes, b, b, UINT64_MAX) != (int)b)
 			die("drop live: short");
+		for (j = 0; j < b; j++)
+			check_op(&ops[j], "drop live: retire");
 	}
 	c->nlive = 0;
 }
@@ -405,16 +465,27 @@ static void drop_live(struct rctx *c)
 static struct io_uring ring;
 static int pipefd[2];
 
+/*
+ * Reap @want CQEs, each checked: a NOP's res is 0; a cancel (user_data 1)
+ * found its read (0) and the read ended cancelled (-ECANCELED).
+ */
 static void uring_reap(unsigned int want)
 {
 	struct io_uring_cqe *cqe;
 	unsigned int got = 0, head, n;
+	int want_res;
 
 	while (got < want) {
 		check(io_uring_wait_cqe_nr(&ring, &cqe, 1));
 		n = 0;
-		io_uring_for_each_cqe(&ring, head, cqe)
+		io_uring_for_each_cqe(&ring, head, cqe) {
+			want_res = cqe->user_data >= 1000 ? -ECANCELED : 0;
+			if (cqe->res != want_res)
+				die("io_uring: user_data %llu: res %d, wanted %d",
+				    (unsigned long long)cqe->user_data,
+				    cqe->res, want_res);
 			n++;
+		}
 		io_uring_cq_advance(&ring, n);
 		got += n;
 	}
@@ -422,12 +493,16 @@ static void uring_reap(unsigned int want)
 
 static void uring_nop(unsigned int batch, unsigned long n)
 {
+	struct io_uring_sqe *sqe;
 	unsigned long done;
 	unsigned int i;
 
 	for (done = 0; done < n; done += batch) {
-		for (i = 0; i < batch; i++)
-			io_uring_prep_nop(io_uring_get_sqe(&ring));
+		for (i = 0; i < batch; i++) {
+			sqe = io_uring_get_sqe(&ring);
+			io_uring_prep_nop(sqe);
+			sqe->user_data = 0;	/* the slot may hold a read's */
+		}
 		check(io_uring_submit_and_wait(&ring, batch));
 		uring_reap(batch);
 	}
@@ -637,6 +712,7 @@ int main(int argc, char **argv)
 		usage();
 	reqs_per_sample -= reqs_per_sample % 32;
 	setrlimit(RLIMIT_MEMLOCK, &rl);
+	zero_sum_init();
 
 	check(io_uring_queue_init(256, &ring, 0));
 	check(pipe(pipefd));
