@@ -813,9 +813,13 @@ void retire_imports_device_gone(struct device *dev)
 			continue;
 		spin_lock_irq(&imp->lock);
 		imp->revoked = true;
-		/* the driver ended every job: nothing is on the device */
-		WARN_ON_ONCE(imp->active);
 		spin_unlock_irq(&imp->lock);
+		/*
+		 * The driver ended every job; a request activated as the
+		 * engine went is ended by its start() at once, and may still
+		 * be counted for an instant.
+		 */
+		wait_event(imp->idle, !READ_ONCE(imp->active));
 		retire_import_detach(imp);
 	}
 	mutex_unlock(&retire_imports_lock);
