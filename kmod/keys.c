@@ -23,11 +23,17 @@
  * bound is parked again, in admission order, when it comes up.
  *
  * Everything here runs under the context's lock with interrupts off, and
- * allocates nothing: admission reserves a spare key entry beforehand.
+ * allocates nothing: admission reserves a spare key entry beforehand, and
+ * a bigger table when the keys outgrow this one (two per bucket). The
+ * keys then move a few buckets at a time, at each key added or removed, so
+ * no hold of the lock rehashes a million of them: until the last bucket
+ * has moved, a key's bucket is in the old table if its old bucket has not
+ * moved yet, in the new one if it has.
  */
 
 #include <linux/log2.h>
 #include <linux/slab.h>
+#include <kunit/visibility.h>
 #include <linux/retire.h>
 
 #include "ctx.h"
@@ -50,6 +56,10 @@ int retire_keys_init(struct retire_keys *keys, const struct retire_limits *caps)
 	u64 n = ((u64)caps->max_active + caps->max_waiting) / 8;
 
 	keys->bits = clamp_t(u32, order_base_2(max_t(u64, n, 1)), 4, 10);
+	keys->old = NULL;
+	keys->spent = NULL;
+	keys->moved = 0;
+	keys->nr = 0;
 	keys->hash = kvcalloc(1U << keys->bits, sizeof(*keys->hash),
 			      GFP_KERNEL_ACCOUNT);
 	if (!keys->hash)
@@ -77,42 +87,139 @@ void retire_keys_destroy(struct retire_keys *keys)
 		return;
 	for (b = 0; b < (1U << keys->bits); b++)
 		WARN_ON_ONCE(!hlist_empty(&keys->hash[b]));
+	for (b = 0; keys->old && b < (1U << (keys->bits - 1)); b++)
+		WARN_ON_ONCE(!hlist_empty(&keys->old[b]));
 	hlist_for_each_entry_safe(k, tmp, &keys->free, hash)
 		kfree(k);
+	kvfree(keys->old);
+	kvfree(keys->spent);
 	kvfree(keys->hash);
 	keys->hash = NULL;
 }
 
+/* the most buckets a table grows to: 2^20 (8 MiB), two million keys */
+#define RETIRE_KEYS_MAX_BITS	20
+/* buckets moved from the old table at each key added or removed */
+#define RETIRE_KEYS_MOVE	4
+
+/* the table's next size if it is due to grow, else 0 */
+static u8 retire_keys_grow_bits_locked(const struct retire_keys *keys)
+{
+	if (keys->old || keys->bits >= RETIRE_KEYS_MAX_BITS ||
+	    keys->nr < (2U << keys->bits))
+		return 0;
+	return keys->bits + 1;
+}
+
 /**
- * retire_keys_reserve() - a spare entry for the next admission's key
+ * retire_keys_need_room_locked() - must admission call retire_keys_reserve()?
+ * @keys:	the context's, under its lock
+ *
+ * Return: true without a spare entry for a new key, when the table is due
+ * to grow, or when a table emptied by growth waits to be freed.
+ */
+bool retire_keys_need_room_locked(struct retire_keys *keys)
+{
+	return !keys->nr_free || keys->spent ||
+	       retire_keys_grow_bits_locked(keys);
+}
+EXPORT_SYMBOL_IF_KUNIT(retire_keys_need_room_locked);
+
+/**
+ * retire_keys_reserve() - room for the next admission's key
  * @ctx:	the context; the caller holds its mutex, not its lock
  *
- * Return: 0 or -ENOMEM.
+ * A spare entry if there is none; a table twice the size if the keys
+ * outgrew this one (without it lookups are longer, nothing fails); and
+ * the table that growth emptied, freed.
+ *
+ * Return: 0 or -ENOMEM (no spare entry).
  */
 int retire_keys_reserve(struct retire_ctx *ctx)
 {
-	struct retire_key *k = kzalloc(sizeof(*k), GFP_KERNEL_ACCOUNT);
+	struct retire_keys *keys = &ctx->keys;
+	struct hlist_head *grown = NULL, *spent;
+	struct retire_key *k = NULL;
+	bool spare;
+	u8 bits;
 
-	if (!k)
-		return -ENOMEM;
 	spin_lock_irq(&ctx->lock);
-	hlist_add_head(&k->hash, &ctx->keys.free);
-	ctx->keys.nr_free++;
+	spent = keys->spent;
+	keys->spent = NULL;
+	spare = !keys->nr_free;
+	bits = retire_keys_grow_bits_locked(keys);
 	spin_unlock_irq(&ctx->lock);
+
+	kvfree(spent);
+	if (spare) {
+		k = kzalloc(sizeof(*k), GFP_KERNEL_ACCOUNT);
+		if (!k)
+			return -ENOMEM;
+	}
+	if (bits)
+		grown = kvcalloc(1U << bits, sizeof(*grown), GFP_KERNEL_ACCOUNT);
+
+	spin_lock_irq(&ctx->lock);
+	if (k) {
+		hlist_add_head(&k->hash, &keys->free);
+		keys->nr_free++;
+	}
+	/* another caller may have grown it meanwhile */
+	if (grown && retire_keys_grow_bits_locked(keys) == bits) {
+		keys->old = keys->hash;
+		keys->hash = grown;
+		keys->bits = bits;
+		keys->moved = 0;
+		grown = NULL;
+	}
+	spin_unlock_irq(&ctx->lock);
+	kvfree(grown);
 	return 0;
 }
+EXPORT_SYMBOL_IF_KUNIT(retire_keys_reserve);
 
-static struct hlist_head *retire_key_bucket(struct retire_keys *keys, u64 key)
+/* the bucket of the key whose hash is @h, in whichever table holds it */
+static struct hlist_head *retire_key_bucket(struct retire_keys *keys, u64 h)
 {
-	return &keys->hash[siphash_1u64(key, &keys->seed) >> (64 - keys->bits)];
+	u32 b;
+
+	if (unlikely(keys->old)) {
+		b = h >> (64 - (keys->bits - 1));
+		if (b >= keys->moved)
+			return &keys->old[b];
+	}
+	return &keys->hash[h >> (64 - keys->bits)];
+}
+
+/* move a few more buckets of the old table into the new one */
+static void retire_keys_move_locked(struct retire_keys *keys)
+{
+	struct hlist_node *tmp;
+	struct retire_key *k;
+	u32 i;
+
+	for (i = 0; keys->old && i < RETIRE_KEYS_MOVE; i++) {
+		hlist_for_each_entry_safe(k, tmp, &keys->old[keys->moved],
+					  hash) {
+			hlist_del(&k->hash);
+			hlist_add_head(&k->hash,
+				       &keys->hash[k->h >> (64 - keys->bits)]);
+		}
+		if (++keys->moved == 1U << (keys->bits - 1)) {
+			/* freed outside the lock, at the next reserve */
+			keys->spent = keys->old;
+			keys->old = NULL;
+		}
+	}
 }
 
 static struct retire_key *retire_key_find_locked(struct retire_keys *keys,
 						 u64 key)
 {
+	u64 h = siphash_1u64(key, &keys->seed);
 	struct retire_key *k;
 
-	hlist_for_each_entry(k, retire_key_bucket(keys, key), hash)
+	hlist_for_each_entry(k, retire_key_bucket(keys, h), hash)
 		if (k->key == key)
 			return k;
 	return NULL;
@@ -132,11 +239,14 @@ static struct retire_key *retire_key_get_locked(struct retire_keys *keys,
 	hlist_del(&k->hash);
 	keys->nr_free--;
 	k->key = key;
+	k->h = siphash_1u64(key, &keys->seed);
 	k->active = 0;
 	k->ready = 0;
 	INIT_LIST_HEAD(&k->parked);
 	INIT_LIST_HEAD(&k->parked_node);
-	hlist_add_head(&k->hash, retire_key_bucket(keys, key));
+	retire_keys_move_locked(keys);
+	hlist_add_head(&k->hash, retire_key_bucket(keys, k->h));
+	keys->nr++;
 	return k;
 }
 
@@ -147,6 +257,8 @@ static void retire_key_put_locked(struct retire_keys *keys,
 	if (k->active || k->ready || !list_empty(&k->parked))
 		return;
 	hlist_del(&k->hash);
+	keys->nr--;
+	retire_keys_move_locked(keys);
 	/* a few spares kept, the rest freed: kfree() may run with IRQs off */
 	if (keys->nr_free >= RETIRE_CTX_BATCH) {
 		kfree(k);
@@ -271,6 +383,7 @@ void retire_keys_wait_locked(struct retire_ctx *ctx, struct retire_req *req)
 	else
 		retire_keys_park_tail(ctx, k, req);
 }
+EXPORT_SYMBOL_IF_KUNIT(retire_keys_wait_locked);
 
 /**
  * retire_keys_unwait_locked() - a waiting request is cancelled
@@ -295,6 +408,7 @@ void retire_keys_unwait_locked(struct retire_ctx *ctx, struct retire_req *req)
 	}
 	retire_key_put_locked(&ctx->keys, k);
 }
+EXPORT_SYMBOL_IF_KUNIT(retire_keys_unwait_locked);
 
 /**
  * retire_keys_end_locked() - an active request's terminal event

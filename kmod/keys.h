@@ -20,6 +20,7 @@ struct retire_req;
  *		empty
  * @active_node: on retire_keys.active while @active is not 0
  * @key:	the key
+ * @h:		its keyed hash: the bucket, in a table of any size
  * @active:	its requests the engine holds
  * @ready:	its waiting requests on retire_keys.ready
  */
@@ -29,6 +30,7 @@ struct retire_key {
 	struct list_head parked_node;
 	struct list_head active_node;
 	u64 key;
+	u64 h;
 	u32 active;
 	u32 ready;
 };
@@ -36,9 +38,14 @@ struct retire_key {
 /**
  * struct retire_keys - which waiting request of a context starts next
  * @hash:	the keys with requests active or waiting, by a keyed hash
+ * @old:	while @hash grows: the table before it, whose buckets from
+ *		@moved on still hold their keys (a few move at each change)
+ * @spent:	a table emptied by growth, freed outside the lock
  * @seed:	the hash's key, random per context: no caller can choose
  *		keys that share a bucket
  * @bits:	log2 of the buckets in @hash
+ * @moved:	buckets of @old already moved into @hash
+ * @nr:		keys in the tables
  * @nr_free:	entries on @free
  * @free:	spare entries: admission takes one for a new key without
  *		allocating under the context lock (retire_keys_reserve())
@@ -54,8 +61,12 @@ struct retire_key {
  */
 struct retire_keys {
 	struct hlist_head *hash;
+	struct hlist_head *old;
+	struct hlist_head *spent;
 	siphash_key_t seed;
 	u8 bits;
+	u32 moved;
+	u32 nr;
 	u32 nr_free;
 	struct hlist_head free;
 	struct list_head parked;
@@ -67,6 +78,7 @@ struct retire_keys {
 
 int retire_keys_init(struct retire_keys *keys, const struct retire_limits *caps);
 void retire_keys_destroy(struct retire_keys *keys);
+bool retire_keys_need_room_locked(struct retire_keys *keys);
 int retire_keys_reserve(struct retire_ctx *ctx);
 bool retire_keys_may_start_locked(struct retire_ctx *ctx, u64 key);
 void retire_keys_start_locked(struct retire_ctx *ctx, struct retire_req *req);

@@ -324,11 +324,11 @@ int retire_submit_one(struct retire_ctx *ctx, struct retire_op *op,
 		     ctx->jobs.nfree < retire_jobs_wanted_locked(ctx,
 								 ctx->limits.max_active,
 								 1) ||
-		     !ctx->keys.nr_free)) {
+		     retire_keys_need_room_locked(&ctx->keys))) {
 		spin_unlock_irq(&ctx->lock);
 		ret = retire_slot_reserve(&ctx->reqs, 1) ?:
 		      retire_jobs_reserve(ctx, ctx->limits.max_active, 1) ?:
-		      (ctx->keys.nr_free ? 0 : retire_keys_reserve(ctx));
+		      retire_keys_reserve(ctx);
 		spin_lock_irq(&ctx->lock);
 	}
 	if (ret) {

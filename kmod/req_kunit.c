@@ -673,12 +673,63 @@ static void retire_activation_cancel_by_match_walks_every_batch(struct kunit *te
 	KUNIT_EXPECT_EQ(test, found, 0U);
 }
 
+/*
+ * A key table sized for the caps at creation grows with the keys in it:
+ * past two keys a bucket it doubles, and its keys move a few buckets at a
+ * time while both tables are searched. Each key is found again when its
+ * waiting request leaves (a lost one WARNs), in either table. The
+ * requests are the keys' view of them (key, admission order), so that the
+ * test needs no buffer for each of its thousands of keys.
+ */
+static void retire_activation_key_table_grows_with_its_keys(struct kunit *test)
+{
+	struct retire_fix *f = test->priv;
+	struct retire_ctx *ctx = f->ctx;
+	struct retire_keys *keys = &ctx->keys;
+	u8 bits = keys->bits;
+	u32 i, nr = (2U << bits) + 64;
+	struct retire_req *req;
+
+	req = kunit_kcalloc(test, nr, sizeof(*req), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, req);
+	spin_lock_irq(&ctx->lock);
+	for (i = 0; i < nr; i++) {
+		if (retire_keys_need_room_locked(keys)) {
+			spin_unlock_irq(&ctx->lock);
+			KUNIT_ASSERT_EQ(test, retire_keys_reserve(ctx), 0);
+			spin_lock_irq(&ctx->lock);
+		}
+		req[i].key = i;
+		req[i].t_admit = i;
+		retire_keys_wait_locked(ctx, &req[i]);
+	}
+	spin_unlock_irq(&ctx->lock);
+	KUNIT_EXPECT_EQ(test, keys->nr, nr);
+	KUNIT_EXPECT_EQ(test, keys->bits, bits + 1);
+	KUNIT_EXPECT_LT(test, keys->nr, 2U << keys->bits);
+	/* the 64 keys added since it grew moved 256 of 2^bits buckets */
+	KUNIT_EXPECT_NOT_NULL(test, keys->old);
+
+	spin_lock_irq(&ctx->lock);
+	for (i = 0; i < nr; i++)
+		retire_keys_unwait_locked(ctx, &req[i]);
+	spin_unlock_irq(&ctx->lock);
+	KUNIT_EXPECT_EQ(test, keys->nr, 0U);
+	KUNIT_EXPECT_NULL(test, keys->old);
+	/* freed at the next reserve, outside the lock */
+	KUNIT_EXPECT_NOT_NULL(test, keys->spent);
+	KUNIT_EXPECT_TRUE(test, retire_keys_need_room_locked(keys));
+	KUNIT_EXPECT_EQ(test, retire_keys_reserve(ctx), 0);
+	KUNIT_EXPECT_NULL(test, keys->spent);
+}
+
 static struct kunit_case retire_activation_cases[] = {
 	KUNIT_CASE(retire_activation_skips_saturated_key),
 	KUNIT_CASE(retire_activation_is_oldest_first_across_keys),
 	KUNIT_CASE(retire_activation_follows_a_changed_per_key_bound),
 	KUNIT_CASE(retire_activation_cancel_of_a_ready_waiter_unparks_the_next),
 	KUNIT_CASE(retire_activation_cancel_by_match_walks_every_batch),
+	KUNIT_CASE(retire_activation_key_table_grows_with_its_keys),
 	{}
 };
 
