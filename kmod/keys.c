@@ -65,6 +65,9 @@ int retire_keys_init(struct retire_keys *keys, const struct retire_limits *caps)
 	if (!keys->hash)
 		return -ENOMEM;
 	get_random_bytes(&keys->seed, sizeof(keys->seed));
+	/* the hash of key 0, the key of a request that names none */
+	keys->last_key = 0;
+	keys->last_h = siphash_1u64(0, &keys->seed) >> 32;
 	INIT_HLIST_HEAD(&keys->free);
 	INIT_LIST_HEAD(&keys->parked);
 	INIT_LIST_HEAD(&keys->raised);
@@ -178,17 +181,30 @@ int retire_keys_reserve(struct retire_ctx *ctx)
 }
 EXPORT_SYMBOL_IF_KUNIT(retire_keys_reserve);
 
+/*
+ * @key's keyed hash, 32 bits of it (the table has at most 2^20 buckets):
+ * what the caller cannot choose. The last one is kept.
+ */
+static u32 retire_key_hash(struct retire_keys *keys, u64 key)
+{
+	if (key != keys->last_key) {
+		keys->last_key = key;
+		keys->last_h = siphash_1u64(key, &keys->seed) >> 32;
+	}
+	return keys->last_h;
+}
+
 /* the bucket of the key whose hash is @h, in whichever table holds it */
-static struct hlist_head *retire_key_bucket(struct retire_keys *keys, u64 h)
+static struct hlist_head *retire_key_bucket(struct retire_keys *keys, u32 h)
 {
 	u32 b;
 
 	if (unlikely(keys->old)) {
-		b = h >> (64 - (keys->bits - 1));
+		b = h >> (32 - (keys->bits - 1));
 		if (b >= keys->moved)
 			return &keys->old[b];
 	}
-	return &keys->hash[h >> (64 - keys->bits)];
+	return &keys->hash[h >> (32 - keys->bits)];
 }
 
 /* move a few more buckets of the old table into the new one */
@@ -203,7 +219,7 @@ static void retire_keys_move_locked(struct retire_keys *keys)
 					  hash) {
 			hlist_del(&k->hash);
 			hlist_add_head(&k->hash,
-				       &keys->hash[k->h >> (64 - keys->bits)]);
+				       &keys->hash[k->h >> (32 - keys->bits)]);
 		}
 		if (++keys->moved == 1U << (keys->bits - 1)) {
 			/* freed outside the lock, at the next reserve */
@@ -213,10 +229,10 @@ static void retire_keys_move_locked(struct retire_keys *keys)
 	}
 }
 
+/* the entry of @key, whose hash is @h */
 static struct retire_key *retire_key_find_locked(struct retire_keys *keys,
-						 u64 key)
+						 u64 key, u32 h)
 {
-	u64 h = siphash_1u64(key, &keys->seed);
 	struct retire_key *k;
 
 	hlist_for_each_entry(k, retire_key_bucket(keys, h), hash)
@@ -225,12 +241,22 @@ static struct retire_key *retire_key_find_locked(struct retire_keys *keys,
 	return NULL;
 }
 
-/* @key's entry, a spare one if it has none: admission reserved it */
-static struct retire_key *retire_key_get_locked(struct retire_keys *keys,
-						u64 key)
+/* the entry of @req's key: it has one while the request waits or is active */
+static struct retire_key *retire_key_of_locked(struct retire_keys *keys,
+					       const struct retire_req *req)
 {
-	struct retire_key *k = retire_key_find_locked(keys, key);
+	return retire_key_find_locked(keys, req->key, req->kh);
+}
 
+/* @req's key's entry, a spare one if it has none: admission reserved it */
+static struct retire_key *retire_key_get_locked(struct retire_keys *keys,
+						struct retire_req *req)
+{
+	struct retire_key *k;
+	u64 key = req->key;
+
+	req->kh = retire_key_hash(keys, key);
+	k = retire_key_find_locked(keys, key, req->kh);
 	if (k)
 		return k;
 	k = hlist_entry_safe(keys->free.first, struct retire_key, hash);
@@ -239,7 +265,7 @@ static struct retire_key *retire_key_get_locked(struct retire_keys *keys,
 	hlist_del(&k->hash);
 	keys->nr_free--;
 	k->key = key;
-	k->h = siphash_1u64(key, &keys->seed);
+	k->h = req->kh;
 	k->active = 0;
 	k->ready = 0;
 	INIT_LIST_HEAD(&k->parked);
@@ -346,7 +372,8 @@ bool retire_keys_may_start_locked(struct retire_ctx *ctx, u64 key)
 	    !RB_EMPTY_ROOT(&ctx->keys.ready.rb_root) ||
 	    !list_empty(&ctx->keys.raised))
 		return false;
-	k = retire_key_find_locked(&ctx->keys, key);
+	k = retire_key_find_locked(&ctx->keys, key,
+				   retire_key_hash(&ctx->keys, key));
 	return !k || (retire_key_has_room(ctx, k) && list_empty(&k->parked));
 }
 
@@ -358,7 +385,7 @@ bool retire_keys_may_start_locked(struct retire_ctx *ctx, u64 key)
  */
 void retire_keys_start_locked(struct retire_ctx *ctx, struct retire_req *req)
 {
-	struct retire_key *k = retire_key_get_locked(&ctx->keys, req->key);
+	struct retire_key *k = retire_key_get_locked(&ctx->keys, req);
 
 	lockdep_assert_held(&ctx->lock);
 	if (k && !k->active++)
@@ -372,7 +399,7 @@ void retire_keys_start_locked(struct retire_ctx *ctx, struct retire_req *req)
  */
 void retire_keys_wait_locked(struct retire_ctx *ctx, struct retire_req *req)
 {
-	struct retire_key *k = retire_key_get_locked(&ctx->keys, req->key);
+	struct retire_key *k = retire_key_get_locked(&ctx->keys, req);
 
 	lockdep_assert_held(&ctx->lock);
 	if (WARN_ON_ONCE(!k))
@@ -392,7 +419,7 @@ EXPORT_SYMBOL_IF_KUNIT(retire_keys_wait_locked);
  */
 void retire_keys_unwait_locked(struct retire_ctx *ctx, struct retire_req *req)
 {
-	struct retire_key *k = retire_key_find_locked(&ctx->keys, req->key);
+	struct retire_key *k = retire_key_of_locked(&ctx->keys, req);
 
 	lockdep_assert_held(&ctx->lock);
 	if (WARN_ON_ONCE(!k))
@@ -417,7 +444,7 @@ EXPORT_SYMBOL_IF_KUNIT(retire_keys_unwait_locked);
  */
 void retire_keys_end_locked(struct retire_ctx *ctx, struct retire_req *req)
 {
-	struct retire_key *k = retire_key_find_locked(&ctx->keys, req->key);
+	struct retire_key *k = retire_key_of_locked(&ctx->keys, req);
 
 	lockdep_assert_held(&ctx->lock);
 	if (WARN_ON_ONCE(!k))
@@ -486,7 +513,7 @@ struct retire_req *retire_keys_next_locked(struct retire_ctx *ctx, bool *again)
 		return NULL;
 	req = rb_entry(n, struct retire_req, rb);
 	rb_erase_cached(n, &keys->ready);
-	k = retire_key_find_locked(keys, req->key);
+	k = retire_key_of_locked(keys, req);
 	if (WARN_ON_ONCE(!k))
 		return req;
 	k->ready--;

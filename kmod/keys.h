@@ -30,7 +30,7 @@ struct retire_key {
 	struct list_head parked_node;
 	struct list_head active_node;
 	u64 key;
-	u64 h;
+	u32 h;
 	u32 active;
 	u32 ready;
 };
@@ -46,6 +46,9 @@ struct retire_key {
  * @bits:	log2 of the buckets in @hash
  * @moved:	buckets of @old already moved into @hash
  * @nr:		keys in the tables
+ * @last_key:	the key hashed last: admission looks a key up twice, and a
+ *		run of requests often shares one
+ * @last_h:	its hash
  * @nr_free:	entries on @free
  * @free:	spare entries: admission takes one for a new key without
  *		allocating under the context lock (retire_keys_reserve())
@@ -67,6 +70,8 @@ struct retire_keys {
 	u8 bits;
 	u32 moved;
 	u32 nr;
+	u32 last_h;
+	u64 last_key;
 	u32 nr_free;
 	struct hlist_head free;
 	struct list_head parked;

@@ -284,6 +284,9 @@ int retire_submit_one(struct retire_ctx *ctx, struct retire_op *op,
 		      ktime_t now)
 {
 	struct retire_fence_prep fp = { .fd = -1 };
+	/* without a fence, none of fence.c's steps is called */
+	bool fenced = op->flags & (RETIRE_SQE_F_OUT_FENCE |
+				   RETIRE_SQE_F_IN_FENCE);
 	struct retire_deadline *dl = NULL;
 	struct retire_buf *buf;
 	struct retire_req *req;
@@ -303,7 +306,7 @@ int retire_submit_one(struct retire_ctx *ctx, struct retire_op *op,
 	ret = retire_submit_check(op);
 	if (!ret)
 		ret = retire_deadline_new(op->deadline_ns, &dl);
-	if (!ret && op->flags & (RETIRE_SQE_F_OUT_FENCE | RETIRE_SQE_F_IN_FENCE))
+	if (!ret && fenced)
 		ret = retire_fence_prepare(op, &fp);
 
 	spin_lock_irq(&ctx->lock);
@@ -377,7 +380,8 @@ int retire_submit_one(struct retire_ctx *ctx, struct retire_op *op,
 		goto out_unlock;
 	}
 	/* the slot the request takes next: the last step that may fail */
-	if (retire_fence_attach_locked(ctx, ctx->reqs.free_head, &fp)) {
+	if (fenced && retire_fence_attach_locked(ctx, ctx->reqs.free_head,
+						 &fp)) {
 		ret = retire_refuse_locked(ctx, -ENOMEM, RETIRE_ST_REFUSED);
 		goto out_unlock;
 	}
@@ -410,7 +414,7 @@ int retire_submit_one(struct retire_ctx *ctx, struct retire_op *op,
 
 	retire_deadline_arm(ctx, req, dl, op->deadline_ns);
 	dl = NULL;
-	if (retire_fence_gate_locked(ctx, req, &fp, req->t_admit)) {
+	if (fenced && retire_fence_gate_locked(ctx, req, &fp, req->t_admit)) {
 		/* held for its in-fence (fence.c) */
 	} else if (activate) {
 		retire_req_activate_locked(ctx, req, req->t_admit);
@@ -424,12 +428,13 @@ int retire_submit_one(struct retire_ctx *ctx, struct retire_op *op,
 	spin_unlock_irq(&ctx->lock);
 
 	op->handle = handle;
-	return retire_fence_commit(ctx, &fp, handle);
+	return fenced ? retire_fence_commit(ctx, &fp, handle) : 0;
 
 out_unlock:
 	spin_unlock_irq(&ctx->lock);
 	retire_deadline_free(dl);
-	retire_fence_abandon(&fp);
+	if (fenced)
+		retire_fence_abandon(&fp);
 	return ret;
 }
 EXPORT_SYMBOL_IF_KUNIT(retire_submit_one);

@@ -67,6 +67,7 @@ struct retire_gate;
  * @job:	the engine's job slot while ACTIVE
  * @seq:	WAITING: its admission order among waiting requests
  * @ready_next:	the next request on the ready list (a slot index)
+ * @kh:		its key's hash (keys.c), so that no later step hashes it
  * @handle:	this incarnation's handle (kept for the RETIRED record)
  * @user_data:	from the submitter
  * @key:	from the submitter
@@ -133,6 +134,7 @@ struct retire_req {
 			u32 seq;
 		};
 		u32 ready_next;
+		u32 kh;
 		u64 handle;
 		u64 user_data;
 		u64 key;
