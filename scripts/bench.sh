@@ -33,13 +33,31 @@ while getopts "k:ti" opt; do
 done
 shift $((OPTIND - 1))
 [ "${1:-}" = "--" ] && shift
+record=
 if [ $# -eq 0 ]; then
+	# the measured run's tables are Documentation/performance.rst's
+	[ -n "$tiny" ] || record=1
 	if [ -n "$tiny" ]; then
 		set -- -n 256 -r 1 -s 100 -l 1000 -m 1000
 	else
-		set -- -n 16384 -r 5 -s 1000 -l 1000000 -m 100000
+		set -- -n 16384 -r 5 -s 1000 -l 1000000 -m 16384
 	fi
+	# one CPU at a time under -icount: the two-CPU rows would mean nothing
+	[ -n "${RETIRE_ICOUNT:-}" ] && set -- "$@" -S
 fi
+
+# Documentation/bench/KERNEL[-icount].txt: the table as printed, with the
+# commit and kernel it was measured at; performance.rst includes it
+bench_record() {
+	local f
+	f=$RETIRE_TOP/Documentation/bench/$1${RETIRE_ICOUNT:+-icount}.txt
+	mkdir -p "$(dirname "$f")"
+	{
+		echo "make bench, commit $(git -C "$RETIRE_TOP" describe --always --dirty --abbrev=12)," \
+			"$(date -u +%Y-%m-%d), $(stock_kver "$1")${RETIRE_ICOUNT:+, -icount shift=0}"
+		grep -v '^\[' "$2" | sed -n '/^retire_bench: [0-9]* reps/,/ratio = median/p'
+	} > "$f"
+}
 
 make -s -C "$RETIRE_TOP/userspace" bench >/dev/null
 rc=0
@@ -55,6 +73,7 @@ for k in $kernels; do
 		-m "$moddir" -t "$bound" -o "$out" -- \
 		"$RETIRE_TOP/scripts/bench-guest.sh" "$moddir" "$@"; then
 		echo "== $k ($(stock_kver "$k")): the table above"
+		[ -z "$record" ] || bench_record "$k" "$out/output"
 	else
 		rc=1
 		echo "bench: $k FAILED (files in $out):" >&2
