@@ -38,7 +38,7 @@ if [ $# -eq 0 ]; then
 	# the measured run's tables are Documentation/performance.rst's
 	[ -n "$tiny" ] || record=1
 	if [ -n "$tiny" ]; then
-		set -- -n 256 -r 1 -s 100 -l 1000 -m 1000
+		set -- -n 256 -r 1 -s 100 -l 1000 -m 1000 -F
 	else
 		set -- -n 16384 -r 5 -s 1000 -l 1000000 -m 16384
 	fi

@@ -348,7 +348,7 @@ if want bench && [[ " $kernels " == *" 6.12 "* ]]; then
 	start_group bench
 	blog=$RETIRE_BUILD/results/bench-tiny.log
 	if timed "6.12: make bench at a tiny size" scripts/bench.sh -k 6.12 -t >"$blog" 2>&1 &&
-		grep -q '^retire: kernel bytes per unretired request' "$blog"; then
+		grep -q '^lifecycle b32, 2 contexts on 2 CPUs' "$blog"; then
 		record PASS "6.12: make bench's retire_bench runs every row at a tiny size"
 	else
 		record FAIL "6.12: retire_bench failed at a tiny size (see $blog)"
