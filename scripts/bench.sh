@@ -53,11 +53,17 @@ bench_record() {
 	f=$RETIRE_TOP/Documentation/bench/$1${RETIRE_ICOUNT:+-icount}.txt
 	mkdir -p "$(dirname "$f")"
 	{
-		echo "make bench, commit $(git -C "$RETIRE_TOP" describe --always --dirty --abbrev=12)," \
+		echo "make bench, commit $commit," \
 			"$(date -u +%Y-%m-%d), $(stock_kver "$1")${RETIRE_ICOUNT:+, -icount shift=0}"
 		grep -v '^\[' "$2" | sed -n '/^retire_bench: [0-9]* reps/,/ratio = median/p'
 	} > "$f"
 }
+
+# what is measured, read before any table is written: the tables
+# themselves are not part of it
+commit=$(git -C "$RETIRE_TOP" rev-parse --short=12 HEAD 2>/dev/null || echo unknown)
+git -C "$RETIRE_TOP" diff --quiet HEAD -- . ':(exclude)Documentation/bench' \
+	2>/dev/null || commit=$commit-dirty
 
 make -s -C "$RETIRE_TOP/userspace" bench >/dev/null
 rc=0
