@@ -159,8 +159,10 @@ int retire_keys_reserve(struct retire_ctx *ctx)
 		if (!k)
 			return -ENOMEM;
 	}
+	/* a table that cannot grow is only slower: no warning for it */
 	if (bits)
-		grown = kvcalloc(1U << bits, sizeof(*grown), GFP_KERNEL_ACCOUNT);
+		grown = kvcalloc(1U << bits, sizeof(*grown),
+				 GFP_KERNEL_ACCOUNT | __GFP_NOWARN);
 
 	spin_lock_irq(&ctx->lock);
 	if (k) {
