@@ -26,15 +26,13 @@
 #include "req.h"
 #include "stats.h"
 
-/*
- * Hand @req to the device with a job from the context's table: one is
- * kept free for every request that may start (retire_jobs_reserve()), and
- * the caller saw room under max_active.
- */
-void retire_req_activate_locked(struct retire_ctx *ctx,
-				struct retire_req *req, ktime_t now)
+/* what the device is asked to do for @req, which becomes ACTIVE */
+static void retire_req_work_locked(struct retire_ctx *ctx,
+				   struct retire_req *req,
+				   struct retire_engine_work *w)
 {
-	struct retire_engine_work w = {
+	lockdep_assert_held(&ctx->lock);
+	*w = (struct retire_engine_work) {
 		.handle = req->handle,
 		.pages = req->buf->pages,
 		.buf = req->buf,
@@ -43,19 +41,66 @@ void retire_req_activate_locked(struct retire_ctx *ctx,
 		.dev_flags = req->dev_flags,
 		.user_data = req->user_data,
 	};
+	/* admission held it to the engine it was attached for */
+	if (req->buf->import) {
+		retire_import_work(req->buf->import, w);
+		retire_import_start(req->buf->import);
+	}
+	req->state = RETIRE_REQ_ACTIVE;
+	ctx->active++;
+}
+
+/**
+ * retire_req_run_locked() - an engine that runs inline does @req's work
+ * @ctx:	the context; its engine has ops->run
+ * @req:	an admitted request, which is ACTIVE for the call
+ * @now:	its activation time
+ * @keyed:	its key counts it while it is active (all but the fast
+ *		lane's, which no other request sees active)
+ * @res:	the device's terminal event, for retire_req_terminate_at_locked()
+ *
+ * No job, no watchdog entry: nothing of the request is left with the
+ * device when run() returns, under the lock it was called with.
+ */
+void retire_req_run_locked(struct retire_ctx *ctx, struct retire_req *req,
+			   ktime_t now, bool keyed,
+			   struct retire_engine_result *res)
+{
+	struct retire_engine_work w;
+
+	retire_req_work_locked(ctx, req, &w);
+	if (keyed)
+		retire_keys_start_locked(ctx, req);
+	retire_event_at_locked(ctx, RETIRE_EV_ACTIVATE, req->handle, 0, 0, now);
+	*res = (struct retire_engine_result) {};
+	ctx->engine->ops->run(ctx->engine, ctx, &w, res);
+}
+
+/*
+ * Hand @req to the device with a job from the context's table: one is
+ * kept free for every request that may start (retire_jobs_reserve()), and
+ * the caller saw room under max_active. An engine that runs inline ends it
+ * here, at the same time.
+ */
+void retire_req_activate_locked(struct retire_ctx *ctx,
+				struct retire_req *req, ktime_t now)
+{
+	struct retire_engine_work w;
 	struct retire_job *job;
 	u64 jh;
 
 	lockdep_assert_held(&ctx->lock);
-	/* admission held it to the engine it was attached for */
-	if (req->buf->import) {
-		retire_import_work(req->buf->import, &w);
-		retire_import_start(req->buf->import);
+	if (retire_engine_runs_inline(ctx->engine)) {
+		struct retire_engine_result res;
+
+		retire_req_run_locked(ctx, req, now, true, &res);
+		retire_req_terminate_at_locked(ctx, req, &res, now, true);
+		retire_req_terminated_locked(ctx, req, now);
+		return;
 	}
+	retire_req_work_locked(ctx, req, &w);
 	job = retire_slot_alloc_locked(&ctx->jobs, &jh);
 	req->job = retire_handle_slot(jh);
-	req->state = RETIRE_REQ_ACTIVE;
-	ctx->active++;
 	retire_keys_start_locked(ctx, req);
 	/* a device with a queue of its own says when it begins the request */
 	if (ctx->engine->ops->queues)
@@ -70,9 +115,13 @@ void retire_req_activate_locked(struct retire_ctx *ctx,
 bool retire_may_activate_locked(struct retire_ctx *ctx, u64 key)
 {
 	lockdep_assert_held(&ctx->lock);
-	/* retire_jobs_reserve() keeps a job for every request that may start */
+	/*
+	 * retire_jobs_reserve() keeps a job for every request that may start
+	 * (an engine that runs inline takes none)
+	 */
 	if (WARN_ON_ONCE(ctx->active < ctx->limits.max_active &&
-			 !ctx->jobs.nfree))
+			 !ctx->jobs.nfree &&
+			 !retire_engine_runs_inline(ctx->engine)))
 		return false;
 	return retire_keys_may_start_locked(ctx, key);
 }
@@ -146,6 +195,9 @@ u32 retire_jobs_wanted_locked(struct retire_ctx *ctx, u32 max_active,
 			(u64)ctx->active + ctx->waiting_nr + extra);
 
 	lockdep_assert_held(&ctx->lock);
+	/* an engine that runs inline takes no job */
+	if (retire_engine_runs_inline(ctx->engine))
+		return 0;
 	return may > ctx->active ? may - ctx->active : 0;
 }
 

@@ -6,12 +6,16 @@
 #include <linux/types.h>
 
 struct retire_ctx;
+struct retire_engine_result;
 struct retire_limits;
 struct retire_req;
 struct work_struct;
 
 void retire_req_activate_locked(struct retire_ctx *ctx,
 				struct retire_req *req, ktime_t now);
+void retire_req_run_locked(struct retire_ctx *ctx, struct retire_req *req,
+			   ktime_t now, bool keyed,
+			   struct retire_engine_result *res);
 bool retire_may_activate_locked(struct retire_ctx *ctx, u64 key);
 void retire_activate_waiting_locked(struct retire_ctx *ctx, ktime_t now);
 void retire_ctx_activate_work(struct work_struct *work);

@@ -83,15 +83,25 @@ static bool retire_engine_id0_free(const struct retire_engine *e)
  * "the default kind's engine", reloaded or not. Every other engine gets
  * the next id, never reused while the core is loaded.
  *
- * Return: 0, or -EINVAL for an engine without a name, a start() or a
- * try_stop(), or with an ioctl list but no ioctl().
+ * Return: 0, or -EINVAL for an engine without a name, with neither
+ * start() and try_stop() nor run(), with both, with run() and job storage
+ * or a queue of its own, or with an ioctl list but no ioctl().
  */
 int retire_engine_register(struct retire_engine *e)
 {
 	const struct retire_engine_ops *ops = e->ops;
+	bool bad;
 
-	if (WARN_ON(!e->name || !e->name[0] || !ops || !ops->start ||
-		    !ops->try_stop || (ops->ioctls && !ops->ioctl)))
+	if (WARN_ON(!e->name || !e->name[0] || !ops ||
+		    (ops->ioctls && !ops->ioctl)))
+		return -EINVAL;
+	/* a device that keeps jobs, or one that finishes inline */
+	if (ops->run)
+		bad = ops->start || ops->try_stop || ops->job_size ||
+		      ops->job_init || ops->queues;
+	else
+		bad = !ops->start || !ops->try_stop;
+	if (WARN_ON(bad))
 		return -EINVAL;
 	kref_init(&e->ref);
 	e->gone = false;

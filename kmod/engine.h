@@ -34,6 +34,16 @@ static inline u32 retire_job_size(const struct retire_engine *e)
 	       ALIGN(e->ops->job_size, sizeof(u64));
 }
 
+/*
+ * Does @e finish every request inside ops->run()? Then none of its
+ * requests is ever active outside a hold of its context's lock: it needs no
+ * job and no watchdog.
+ */
+static inline bool retire_engine_runs_inline(const struct retire_engine *e)
+{
+	return e->ops->run;
+}
+
 struct retire_engine *retire_engine_get(u32 id);
 struct retire_engine *retire_engine_get_default(void);
 void retire_engine_hold(struct retire_engine *e);

@@ -1,15 +1,16 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * The null engine (retire_null.ko): a device that accesses nothing and
- * completes every request inside start(), in the submitter's context and
+ * completes every request inside run(), in the submitter's context and
  * under its context lock, as null_blk does with irqmode=0. Each request
  * completes with nothing transferred and no checksum: what is left is the
  * lifecycle itself (admission, activation, terminal event, records,
  * retirement), which is what a benchmark of the core measures.
  *
- * It keeps no per-request state (job_size 0) and no timers: nothing of a
- * request is left with it after start() returns, so a cancel never finds
- * one running and a reset has nothing to end.
+ * It keeps no per-request state and no timers: nothing of a request is
+ * left with it after run() returns, so the core takes no job and arms no
+ * watchdog for it, a cancel never finds one running and a reset has
+ * nothing to end.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -17,26 +18,17 @@
 #include <linux/retire.h>
 #include <linux/retire_engine.h>
 
-static void retire_null_start(struct retire_engine *e, struct retire_ctx *ctx,
-			      void *job, const struct retire_engine_work *w)
+/* nothing to access: the result the core zeroed is the terminal event */
+static void retire_null_run(struct retire_engine *e, struct retire_ctx *ctx,
+			    const struct retire_engine_work *w,
+			    struct retire_engine_result *res)
 {
-	static const struct retire_engine_result done = {};
-
 	retire_ctx_assert_held(ctx);
 	/* no byte moved, so no retire_engine_moving_locked() either */
-	retire_engine_complete_locked(ctx, w->handle, &done);
-}
-
-/* every request it was given has reported: none is running */
-static bool retire_null_try_stop(struct retire_engine *e,
-				 struct retire_ctx *ctx, void *job)
-{
-	return false;
 }
 
 static const struct retire_engine_ops retire_null_ops = {
-	.start		= retire_null_start,
-	.try_stop	= retire_null_try_stop,
+	.run		= retire_null_run,
 };
 
 static struct retire_engine retire_null_engine = {

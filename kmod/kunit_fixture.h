@@ -45,6 +45,8 @@ extern bool retire_test_inline;
 extern struct retire_engine retire_test_engine;
 /* the manual device with a queue: retire_engine_begin() starts the watch */
 extern struct retire_engine retire_test_queue_engine;
+/* a device that runs inline (ops->run): reports @len moved, @handle as sum */
+extern struct retire_engine retire_test_run_engine;
 
 void retire_test_start(struct retire_engine *e, struct retire_ctx *ctx,
 		       void *j, const struct retire_engine_work *w);

@@ -212,11 +212,11 @@ int retire_enter_arrays(struct retire_ctx *ctx, struct retire_enter *e,
 int retire_enter_rings(struct retire_ctx *ctx, struct retire_enter *e)
 {
 	ktime_t deadline = 0;
-	u32 avail;
+	u32 avail, seen;
 	int n, ret;
 
 	mutex_lock(&ctx->mutex);
-	ret = retire_ring_take_ops(ctx, e->nr_ops, &e->done, retire_op_run);
+	ret = retire_ring_take_ops(ctx, e->nr_ops, &e->done, &e->reaped);
 	for (;;) {
 		if (ret)
 			break;
@@ -228,9 +228,11 @@ int retire_enter_rings(struct retire_ctx *ctx, struct retire_enter *e)
 		e->reaped += n;
 		if (avail >= e->min_complete)
 			break;
+		/* another caller's fast lane writes into the ring itself */
+		seen = ctx->ring->cq_tail;
 		mutex_unlock(&ctx->mutex);
 		ret = retire_records_wait(ctx, e->flags, e->timeout_ns,
-					  &deadline);
+					  &deadline, &ctx->ring->cq_tail, seen);
 		if (ret)
 			/* the deadline is no failure, a signal only alone */
 			return ret < 0 && !e->done && !e->reaped ? ret : 0;

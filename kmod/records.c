@@ -118,6 +118,62 @@ bool retire_records_ready(struct retire_ctx *ctx)
 }
 
 /*
+ * The TERMINAL record of @req, of @outcome and @rflags, was handed over at
+ * @now: what reading it means.
+ */
+static void retire_terminal_read_locked(struct retire_ctx *ctx,
+					struct retire_req *req, u32 outcome,
+					u32 rflags, ktime_t now)
+{
+	lockdep_assert_held(&ctx->lock);
+	if (outcome == RETIRE_OUTCOME_COMPLETED)
+		retire_stat_inc(&ctx->stats, RETIRE_ST_PUBLISHED);
+	else if (outcome == RETIRE_OUTCOME_STALE)
+		retire_ctx_stale_locked(ctx, RETIRE_ST_STALE_PUBLISHED, NULL,
+					req->handle);
+	req->terminal_read = true;
+	retire_stat_hist(&ctx->stats, RETIRE_HIST_CQ_WAIT, req->t_terminal,
+			 now);
+	if (ctx->closed || req->auto_retire) {
+		/*
+		 * The reaper consumes for an owner that is gone; an
+		 * AUTO_RETIRE request is consumed by this read.
+		 */
+		req->consumed = true;
+		if (retire_req_may_retire(req))
+			retire_req_retire_locked(ctx, req, now,
+						 !(rflags & RETIRE_CQE_F_RETIRED));
+	}
+	/* the record said it retired: it owes nothing more */
+	if (rflags & RETIRE_CQE_F_RETIRED &&
+	    !WARN_ON_ONCE(req->state != RETIRE_REQ_RETIRED)) {
+		req->state = RETIRE_REQ_FREE;
+		retire_slot_release_locked(&ctx->reqs, &req->slot,
+					   retire_req_idx(req));
+	}
+}
+
+/**
+ * retire_record_direct_locked() - a TERMINAL record, never on the ready list
+ * @ctx:	the context; the caller holds its lock
+ * @req:	a request that just terminated and owes no other record
+ * @cqe:	where it goes: the completion ring, which cannot fault
+ * @now:	when it is read
+ *
+ * The fast lane's (retire_submit_inline_locked()): written and read at
+ * once, as retire_records_post() would write and read it.
+ */
+void retire_record_direct_locked(struct retire_ctx *ctx,
+				 struct retire_req *req,
+				 struct retire_cqe *cqe, ktime_t now)
+{
+	u32 outcome, fl;
+
+	outcome = retire_req_fill_cqe(ctx, req, RETIRE_PEND_TERMINAL, cqe, &fl);
+	retire_terminal_read_locked(ctx, req, outcome, fl, now);
+}
+
+/*
  * The record was handed over: drop it, and act on what reading it means.
  * @prev is the request before @req on the ready list (RETIRE_SLOT_NONE
  * for the head). Returns true if @req left the list (it may have joined it
@@ -144,30 +200,7 @@ static bool retire_record_commit(struct retire_ctx *ctx,
 	}
 
 	if (bit == RETIRE_PEND_TERMINAL) {
-		if (outcome == RETIRE_OUTCOME_COMPLETED)
-			retire_stat_inc(&ctx->stats, RETIRE_ST_PUBLISHED);
-		else if (outcome == RETIRE_OUTCOME_STALE)
-			retire_ctx_stale_locked(ctx, RETIRE_ST_STALE_PUBLISHED,
-						NULL, req->handle);
-		req->terminal_read = true;
-		retire_stat_hist(&ctx->stats, RETIRE_HIST_CQ_WAIT,
-				 req->t_terminal, now);
-		if (ctx->closed || req->auto_retire) {
-			/*
-			 * The reaper consumes for an owner that is gone; an
-			 * AUTO_RETIRE request is consumed by this read.
-			 */
-			req->consumed = true;
-			if (retire_req_may_retire(req))
-				retire_req_retire_locked(ctx, req, now,
-							 !(rflags & RETIRE_CQE_F_RETIRED));
-		}
-		/* the record said it retired: it owes nothing more */
-		if (rflags & RETIRE_CQE_F_RETIRED &&
-		    !WARN_ON_ONCE(req->state != RETIRE_REQ_RETIRED)) {
-			req->state = RETIRE_REQ_FREE;
-			retire_slot_release_locked(&ctx->reqs, &req->slot, idx);
-		}
+		retire_terminal_read_locked(ctx, req, outcome, rflags, now);
 	} else if (bit == RETIRE_PEND_RETIRED) {
 		/* its job went back at the terminal event: the slot is free */
 		req->state = RETIRE_REQ_FREE;
@@ -314,8 +347,10 @@ u32 retire_records_post(struct retire_ctx *ctx, struct retire_cqe *cqes,
 			while (req->pending && n < room && !left) {
 				bit = req->pending & -req->pending;
 				outcome = retire_req_fill_cqe(ctx, req, bit,
-							      &cqes[(*tail)++ & mask],
+							      &cqes[*tail & mask],
 							      &fl);
+				/* read without the mutex by a waiter */
+				WRITE_ONCE(*tail, *tail + 1);
 				n++;
 				left = retire_record_commit(ctx, req, bit,
 							    outcome, fl, prev,
@@ -363,12 +398,24 @@ int retire_records_take_kernel(struct retire_ctx *ctx, struct retire_cqe *k,
 EXPORT_SYMBOL_IF_KUNIT(retire_records_take_kernel);
 
 /*
- * Wait for records under RETIRE_IOC_REAP's rules. @deadline starts at 0
+ * A record came: one is ready to be read, or, with @tail (the completion
+ * ring's), the fast lane of another caller wrote one into the ring since
+ * the waiter saw it at @seen.
+ */
+static bool retire_records_came(struct retire_ctx *ctx, const u32 *tail,
+				u32 seen)
+{
+	return retire_records_ready(ctx) || (tail && READ_ONCE(*tail) != seen);
+}
+
+/*
+ * Wait for records under RETIRE_IOC_REAP's rules; with @tail and @seen, for
+ * the completion ring's tail to move past @seen too. @deadline starts at 0
  * and is set at the first wait. Returns 0 to look again, 1 once the
  * deadline has passed (at once for a zero timeout), -EINTR on a signal.
  */
 int retire_records_wait(struct retire_ctx *ctx, u32 flags, u64 timeout_ns,
-			ktime_t *deadline)
+			ktime_t *deadline, const u32 *tail, u32 seen)
 {
 	ktime_t now;
 	long left;
@@ -380,7 +427,8 @@ int retire_records_wait(struct retire_ctx *ctx, u32 flags, u64 timeout_ns,
 	 */
 	if (flags & RETIRE_REAP_F_WAIT_FOREVER && !timeout_ns) {
 		left = wait_event_interruptible(ctx->waitq,
-						retire_records_ready(ctx));
+						retire_records_came(ctx, tail,
+								    seen));
 		return left ? -EINTR : 0;
 	}
 	/*
@@ -395,7 +443,8 @@ int retire_records_wait(struct retire_ctx *ctx, u32 flags, u64 timeout_ns,
 	if (!ktime_before(now, *deadline))
 		return 1;
 	left = wait_event_interruptible_hrtimeout(ctx->waitq,
-						  retire_records_ready(ctx),
+						  retire_records_came(ctx, tail,
+								      seen),
 						  ktime_sub(*deadline, now));
 	return left && left != -ETIME ? -EINTR : 0;
 }
@@ -421,7 +470,8 @@ int retire_reap_wait(struct retire_ctx *ctx, struct retire_cqe __user *ucqes,
 		*reaped += n;
 		if (*reaped >= min_complete)
 			return 0;
-		ret = retire_records_wait(ctx, flags, timeout_ns, &deadline);
+		ret = retire_records_wait(ctx, flags, timeout_ns, &deadline,
+					  NULL, 0);
 		if (ret)
 			return ret < 0 && !*reaped ? ret : 0;
 		mutex_lock(&ctx->mutex);

@@ -33,6 +33,7 @@
 #include "keys.h"
 #include "engine.h"
 #include "fence.h"
+#include "records.h"
 #include "req.h"
 #include "stats.h"
 
@@ -91,30 +92,37 @@ void retire_req_end_logical_locked(struct retire_ctx *ctx,
 }
 
 /**
- * retire_req_terminate_locked() - the request's terminal event
+ * retire_req_terminate_at_locked() - the request's terminal event, at @now
  * @ctx:	the context
  * @req:	a WAITING (cancelled before it started) or ACTIVE request
  * @res:	what the device reported
+ * @now:	when
+ * @keyed:	an ACTIVE request's key counts it (all but the fast lane's)
  *
  * Ends device access: from here no device touches the buffer for this
- * request.
+ * request. The record it owes is the caller's: retire_req_terminated_locked()
+ * queues it, the fast lane writes it itself.
  */
-void retire_req_terminate_locked(struct retire_ctx *ctx,
-				 struct retire_req *req,
-				 const struct retire_engine_result *res)
+void retire_req_terminate_at_locked(struct retire_ctx *ctx,
+				    struct retire_req *req,
+				    const struct retire_engine_result *res,
+				    ktime_t now, bool keyed)
 {
-	ktime_t now = ktime_get();
-
 	lockdep_assert_held(&ctx->lock);
 	if (req->state == RETIRE_REQ_ACTIVE) {
-		/* the report gives the job back: the next start may take it */
-		struct retire_slot *job = retire_slot_get(&ctx->jobs, req->job);
+		/* an engine that runs inline took no job and no watch */
+		if (!retire_engine_runs_inline(ctx->engine)) {
+			/* the report gives the job back: the next start may take it */
+			struct retire_slot *job = retire_slot_get(&ctx->jobs,
+								  req->job);
 
-		retire_slot_kill_locked(&ctx->jobs, job);
-		retire_slot_release_locked(&ctx->jobs, job, req->job);
+			retire_slot_kill_locked(&ctx->jobs, job);
+			retire_slot_release_locked(&ctx->jobs, job, req->job);
+			list_del(&req->node);
+		}
+		if (keyed)
+			retire_keys_end_locked(ctx, req);
 		ctx->active--;
-		list_del(&req->node);
-		retire_keys_end_locked(ctx, req);
 		/* a revoked import's fence may wait for this one */
 		if (req->buf->import)
 			retire_import_end(req->buf->import);
@@ -171,8 +179,35 @@ void retire_req_terminate_locked(struct retire_ctx *ctx,
 		req->buf->state = RETIRE_BUF_HELD;
 
 	retire_req_end_logical_locked(ctx, req, now);
+}
+
+/*
+ * After retire_req_terminate_at_locked(): owe the TERMINAL record, and let
+ * the waiting requests the device now has room for start.
+ */
+void retire_req_terminated_locked(struct retire_ctx *ctx,
+				  struct retire_req *req, ktime_t now)
+{
 	retire_req_queue_locked(ctx, req, RETIRE_PEND_TERMINAL);
 	retire_activate_waiting_locked(ctx, now);
+}
+
+/**
+ * retire_req_terminate_locked() - the request's terminal event, now
+ * @ctx:	the context
+ * @req:	a WAITING (cancelled before it started) or ACTIVE request
+ * @res:	what the device reported
+ *
+ * Owes its reader the TERMINAL record.
+ */
+void retire_req_terminate_locked(struct retire_ctx *ctx,
+				 struct retire_req *req,
+				 const struct retire_engine_result *res)
+{
+	ktime_t now = ktime_get();
+
+	retire_req_terminate_at_locked(ctx, req, res, now, true);
+	retire_req_terminated_locked(ctx, req, now);
 }
 
 /*
@@ -258,6 +293,86 @@ static int retire_refuse_locked(struct retire_ctx *ctx, int err,
 	return err;
 }
 
+/*
+ * The buffer @op names and the context's bounds, in the order
+ * retire_submit_one() checks them: 0 with the buffer in *@bufp, or the
+ * refusal's errno with the counter it goes to in *@bound.
+ */
+static int retire_submit_bounds_locked(struct retire_ctx *ctx,
+				       const struct retire_op *op,
+				       struct retire_buf **bufp,
+				       enum retire_stat *bound)
+{
+	struct retire_buf *buf;
+	u64 end;
+	int ret;
+
+	lockdep_assert_held(&ctx->lock);
+	*bound = RETIRE_ST_REFUSED;
+	buf = retire_ctx_lookup_locked(ctx, &ctx->bufs, op->buf,
+				       RETIRE_ST_STALE_USER);
+	if (!buf)
+		return -ENOENT;
+	if (check_add_overflow(op->offset, op->len, &end) || end > buf->len)
+		return -EINVAL;
+	if (buf->state != RETIRE_BUF_FREE)
+		return -EBUSY;
+	ret = retire_buf_engine_check(buf, ctx->engine);
+	if (ret)
+		return ret;
+	if (ctx->unretired >= ctx->limits.max_unretired) {
+		*bound = RETIRE_ST_REFUSED_UNRETIRED;
+		return -ENOSPC;
+	}
+	if (ctx->reserved_bytes + op->len > ctx->limits.max_reserved_bytes) {
+		*bound = RETIRE_ST_REFUSED_RESERVED;
+		return -EDQUOT;
+	}
+	*bufp = buf;
+	return 0;
+}
+
+/*
+ * A new request for @op on @buf, admitted at @now in the context's next
+ * free slot: everything but its deadline, its fence and its start.
+ */
+static struct retire_req *retire_req_admit_locked(struct retire_ctx *ctx,
+						  const struct retire_op *op,
+						  struct retire_buf *buf,
+						  ktime_t now, bool fenced)
+{
+	struct retire_req *req;
+	u64 handle;
+
+	lockdep_assert_held(&ctx->lock);
+	req = retire_slot_alloc_locked(&ctx->reqs, &handle);
+	/* nothing of the previous incarnation: see struct retire_req */
+	memset(&req->admission, 0, sizeof(req->admission));
+	req->dev_flags = op->dev_flags;
+	req->auto_retire = !!(op->flags & RETIRE_SQE_F_AUTO_RETIRE);
+	req->one_record = !!(op->flags & RETIRE_SQE_F_ONE_RECORD);
+	req->fenced = fenced;
+	req->handle = handle;
+	req->user_data = op->user_data;
+	req->key = op->key;
+	req->offset = op->offset;
+	req->len = op->len;
+	req->buf = buf;
+	req->intent = ctx->intent;
+	req->t_admit = now;
+	retire_buf_pool_take_locked(ctx, buf, RETIRE_BUF_ATTACHED);
+	ctx->unretired++;
+	ctx->reserved_bytes += op->len;
+	retire_stat_inc(&ctx->stats, RETIRE_ST_ADMITTED);
+	retire_stat_inc(&ctx->stats, RETIRE_ST_PHYSICAL);
+	retire_stat_inc(&ctx->stats, RETIRE_ST_LOGICAL);
+	retire_stat_inc(&ctx->stats, RETIRE_ST_DEVICE);
+	retire_stat_owned(&ctx->stats, op->len);
+	retire_event_at_locked(ctx, RETIRE_EV_SUBMIT, handle, op->dev_flags,
+			       op->len, now);
+	return req;
+}
+
 /**
  * retire_submit_one() - admit one request, or refuse it changing nothing
  * @ctx:	the context; the caller holds ctx->mutex
@@ -288,10 +403,11 @@ int retire_submit_one(struct retire_ctx *ctx, struct retire_op *op,
 	bool fenced = op->flags & (RETIRE_SQE_F_OUT_FENCE |
 				   RETIRE_SQE_F_IN_FENCE);
 	struct retire_deadline *dl = NULL;
+	enum retire_stat bound;
 	struct retire_buf *buf;
 	struct retire_req *req;
 	bool activate;
-	u64 end, handle;
+	u64 handle;
 	int ret;
 
 	lockdep_assert_held(&ctx->mutex);
@@ -338,34 +454,9 @@ int retire_submit_one(struct retire_ctx *ctx, struct retire_op *op,
 		ret = retire_refuse_locked(ctx, ret, RETIRE_ST_REFUSED);
 		goto out_unlock;
 	}
-	buf = retire_ctx_lookup_locked(ctx, &ctx->bufs, op->buf,
-				       RETIRE_ST_STALE_USER);
-	if (!buf) {
-		ret = retire_refuse_locked(ctx, -ENOENT, RETIRE_ST_REFUSED);
-		goto out_unlock;
-	}
-	if (check_add_overflow(op->offset, op->len, &end) ||
-	    end > buf->len) {
-		ret = retire_refuse_locked(ctx, -EINVAL, RETIRE_ST_REFUSED);
-		goto out_unlock;
-	}
-	if (buf->state != RETIRE_BUF_FREE) {
-		ret = retire_refuse_locked(ctx, -EBUSY, RETIRE_ST_REFUSED);
-		goto out_unlock;
-	}
-	ret = retire_buf_engine_check(buf, ctx->engine);
+	ret = retire_submit_bounds_locked(ctx, op, &buf, &bound);
 	if (ret) {
-		ret = retire_refuse_locked(ctx, ret, RETIRE_ST_REFUSED);
-		goto out_unlock;
-	}
-	if (ctx->unretired >= ctx->limits.max_unretired) {
-		ret = retire_refuse_locked(ctx, -ENOSPC,
-					   RETIRE_ST_REFUSED_UNRETIRED);
-		goto out_unlock;
-	}
-	if (ctx->reserved_bytes + op->len > ctx->limits.max_reserved_bytes) {
-		ret = retire_refuse_locked(ctx, -EDQUOT,
-					   RETIRE_ST_REFUSED_RESERVED);
+		ret = retire_refuse_locked(ctx, ret, bound);
 		goto out_unlock;
 	}
 	/* one that waits for its in-fence waits whatever room there is */
@@ -385,32 +476,8 @@ int retire_submit_one(struct retire_ctx *ctx, struct retire_op *op,
 		ret = retire_refuse_locked(ctx, -ENOMEM, RETIRE_ST_REFUSED);
 		goto out_unlock;
 	}
-	req = retire_slot_alloc_locked(&ctx->reqs, &handle);
-
-	/* nothing of the previous incarnation: see struct retire_req */
-	memset(&req->admission, 0, sizeof(req->admission));
-	req->dev_flags = op->dev_flags;
-	req->auto_retire = !!(op->flags & RETIRE_SQE_F_AUTO_RETIRE);
-	req->one_record = !!(op->flags & RETIRE_SQE_F_ONE_RECORD);
-	req->fenced = !!fp.out;
-	req->handle = handle;
-	req->user_data = op->user_data;
-	req->key = op->key;
-	req->offset = op->offset;
-	req->len = op->len;
-	req->buf = buf;
-	req->intent = ctx->intent;
-	req->t_admit = now;
-	retire_buf_pool_take_locked(ctx, buf, RETIRE_BUF_ATTACHED);
-	ctx->unretired++;
-	ctx->reserved_bytes += op->len;
-	retire_stat_inc(&ctx->stats, RETIRE_ST_ADMITTED);
-	retire_stat_inc(&ctx->stats, RETIRE_ST_PHYSICAL);
-	retire_stat_inc(&ctx->stats, RETIRE_ST_LOGICAL);
-	retire_stat_inc(&ctx->stats, RETIRE_ST_DEVICE);
-	retire_stat_owned(&ctx->stats, op->len);
-	retire_event_at_locked(ctx, RETIRE_EV_SUBMIT, handle, op->dev_flags,
-			       op->len, now);
+	req = retire_req_admit_locked(ctx, op, buf, now, fp.out);
+	handle = req->handle;
 
 	retire_deadline_arm(ctx, req, dl, op->deadline_ns);
 	dl = NULL;
@@ -438,6 +505,66 @@ out_unlock:
 	return ret;
 }
 EXPORT_SYMBOL_IF_KUNIT(retire_submit_one);
+
+/**
+ * retire_submit_inline_locked() - the fast lane: a request from admission
+ *				    to retirement in one step
+ * @ctx:	the context; the caller holds ctx->mutex and ctx->lock
+ * @op:		an operation from the submission ring
+ * @now:	the batch's time: admission, terminal event and the reading
+ *		of the record share it
+ * @cqe:	room the caller reserved in the completion ring
+ *
+ * For a SUBMIT with AUTO_RETIRE and ONE_RECORD and nothing else (no fence,
+ * no deadline) to an engine that runs inline, while no record waits to be
+ * read (records stay in order) and no request waits to start (nor does it
+ * pass them): the request is admitted, run, ended and
+ * retired, its one record written to @cqe, through the same steps
+ * retire_submit_one() and the ready list take one at a time, less the
+ * ready list itself and a clock read each.
+ *
+ * Return: 0 with the record in @cqe and the request's (already stale)
+ * handle in @op->handle; a refusal's errno, as retire_submit_one() gives
+ * and counts it; or 1 for an operation or a context the fast lane does
+ * not take: nothing changed, retire_op_run() takes it.
+ */
+int retire_submit_inline_locked(struct retire_ctx *ctx, struct retire_op *op,
+				ktime_t now, struct retire_cqe *cqe)
+{
+	enum retire_stat bound = RETIRE_ST_REFUSED;
+	struct retire_engine_result res;
+	struct retire_buf *buf;
+	struct retire_req *req;
+	int ret;
+
+	lockdep_assert_held(&ctx->mutex);
+	lockdep_assert_held(&ctx->lock);
+	if (op->opcode != RETIRE_OP_SUBMIT ||
+	    op->flags != RETIRE_SQE_F_INLINE_LANE || op->deadline_ns ||
+	    op->pad || op->error ||
+	    !retire_engine_runs_inline(ctx->engine) ||
+	    ctx->engine->ops->fail_submit || READ_ONCE(ctx->engine->gone) ||
+	    ctx->quarantined || ctx->ready_head != RETIRE_SLOT_NONE ||
+	    ctx->waiting_nr || ctx->reqs.free_head == RETIRE_SLOT_NONE)
+		return 1;
+	/* output only, as retire_op_run() has it */
+	op->handle = 0;
+	ret = retire_submit_check(op) ?:
+	      retire_submit_bounds_locked(ctx, op, &buf, &bound);
+	if (ret)
+		return retire_refuse_locked(ctx, ret, bound);
+
+	req = retire_req_admit_locked(ctx, op, buf, now, false);
+	retire_deadline_arm(ctx, req, NULL, 0);
+	/* no other request can see it active: its key need not count it */
+	retire_req_run_locked(ctx, req, now, false, &res);
+	retire_req_terminate_at_locked(ctx, req, &res, now, false);
+	op->handle = req->handle;
+	/* read as it is written: the request retires and its slot is free */
+	retire_record_direct_locked(ctx, req, cqe, now);
+	return 0;
+}
+EXPORT_SYMBOL_IF_KUNIT(retire_submit_inline_locked);
 
 /**
  * retire_req_retire() - the owner consumed the terminal record

@@ -177,6 +177,12 @@ static_assert(!(RETIRE_SQE_F_ALL & RETIRE_SQE_F_MALFORMED));
 
 int retire_submit_one(struct retire_ctx *ctx, struct retire_op *op,
 		      ktime_t now);
+/* the only SUBMIT the fast lane takes: one record, retired as it is read */
+#define RETIRE_SQE_F_INLINE_LANE	(RETIRE_SQE_F_AUTO_RETIRE | \
+					 RETIRE_SQE_F_ONE_RECORD)
+
+int retire_submit_inline_locked(struct retire_ctx *ctx, struct retire_op *op,
+				ktime_t now, struct retire_cqe *cqe);
 int retire_req_retire(struct retire_ctx *ctx, u64 handle);
 void retire_req_queue_locked(struct retire_ctx *ctx, struct retire_req *req,
 			     u8 pend);
@@ -185,6 +191,12 @@ void retire_req_end_logical_locked(struct retire_ctx *ctx,
 void retire_req_terminate_locked(struct retire_ctx *ctx,
 				 struct retire_req *req,
 				 const struct retire_engine_result *res);
+void retire_req_terminate_at_locked(struct retire_ctx *ctx,
+				    struct retire_req *req,
+				    const struct retire_engine_result *res,
+				    ktime_t now, bool keyed);
+void retire_req_terminated_locked(struct retire_ctx *ctx,
+				  struct retire_req *req, ktime_t now);
 void retire_req_try_retire_locked(struct retire_ctx *ctx,
 				  struct retire_req *req);
 u32 retire_req_cqe_flags(const struct retire_req *req);

@@ -983,6 +983,177 @@ static struct kunit_suite retire_quarantine_suite = {
 	.test_cases = retire_quarantine_cases,
 };
 
+/*
+ * ---- an engine that runs inline, and the fast lane --------------------
+ */
+
+/* the fixture's context, bound to the engine that runs inline instead */
+static struct retire_ctx *retire_inline_ctx(struct kunit *test, u64 *buf)
+{
+	struct retire_buf_reg reg = { .len = PAGE_SIZE };
+	struct retire_ctx *ctx = retire_ctx_create(&retire_test_run_engine);
+
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, ctx);
+	KUNIT_ASSERT_EQ(test, retire_buf_register(ctx, &reg), 0);
+	*buf = reg.handle;
+	return ctx;
+}
+
+/*
+ * Through the general path, a request to an engine that runs inline is
+ * ended before the submit returns, and the context holds no job for it
+ * and no watch: its job table never grew, nothing is on the active list.
+ * The records are the usual two, and it retires once.
+ */
+static void retire_inline_engine_takes_no_job_and_no_watch(struct kunit *test)
+{
+	struct retire_op op = {
+		.opcode = RETIRE_OP_SUBMIT, .len = 512,
+		.dev_flags = RETIRE_DEV_READ, .user_data = 7,
+	};
+	struct retire_cqe c[4];
+	struct retire_ctx *ctx;
+	struct retire_req *req;
+	int n;
+
+	ctx = retire_inline_ctx(test, &op.buf);
+	mutex_lock(&ctx->mutex);
+	KUNIT_ASSERT_EQ(test, retire_submit_one(ctx, &op, ktime_get()), 0);
+	mutex_unlock(&ctx->mutex);
+	req = retire_slot_get(&ctx->reqs, retire_handle_slot(op.handle));
+	KUNIT_EXPECT_EQ(test, req->state, RETIRE_REQ_TERMINATED);
+	KUNIT_EXPECT_EQ(test, req->result_len, 512ULL);
+	KUNIT_EXPECT_EQ(test, ctx->jobs.nr, 0U);
+	KUNIT_EXPECT_EQ(test, ctx->active, 0U);
+	KUNIT_EXPECT_TRUE(test, list_empty(&ctx->active_list));
+	KUNIT_EXPECT_EQ(test, ctx->stats.v[RETIRE_ST_ENGINE_BYTES], 512ULL);
+
+	mutex_lock(&ctx->mutex);
+	n = retire_records_take_kernel(ctx, c, ARRAY_SIZE(c));
+	mutex_unlock(&ctx->mutex);
+	KUNIT_ASSERT_EQ(test, n, 1);
+	KUNIT_EXPECT_EQ(test, c[0].type, RETIRE_REC_TERMINAL);
+	KUNIT_EXPECT_EQ(test, c[0].checksum, op.handle);
+	KUNIT_EXPECT_EQ(test, retire_req_retire(ctx, op.handle), 0);
+	KUNIT_EXPECT_EQ(test, retire_req_retire(ctx, op.handle), -ENOENT);
+	mutex_lock(&ctx->mutex);
+	n = retire_records_take_kernel(ctx, c, ARRAY_SIZE(c));
+	mutex_unlock(&ctx->mutex);
+	KUNIT_ASSERT_EQ(test, n, 1);
+	KUNIT_EXPECT_EQ(test, c[0].type, RETIRE_REC_RETIRED);
+	KUNIT_EXPECT_EQ(test, ctx->stats.v[RETIRE_ST_RETIRED], 1ULL);
+	KUNIT_EXPECT_EQ(test, ctx->reqs.used, 0U);
+	retire_ctx_release(ctx);
+}
+
+/* one fast-lane step on @ctx: its result, its record in @cqe */
+static int retire_lane_step(struct retire_ctx *ctx, struct retire_op *op,
+			    struct retire_cqe *cqe)
+{
+	int ret;
+
+	mutex_lock(&ctx->mutex);
+	spin_lock_irq(&ctx->lock);
+	ret = retire_submit_inline_locked(ctx, op, ktime_get(), cqe);
+	spin_unlock_irq(&ctx->lock);
+	mutex_unlock(&ctx->mutex);
+	return ret;
+}
+
+/*
+ * The fast lane takes a ONE_RECORD request to an engine that runs inline
+ * from admission to retirement in one step: its record says RETIRED, its
+ * slot is free again and its handle stale, the buffer back in its pool,
+ * and the counters moved once each. It leaves to the other path, changing
+ * nothing, another SUBMIT, another engine, and any request while a record
+ * waits on the ready list, so that records stay in order.
+ */
+static void retire_lane_retires_in_one_step_or_leaves_it(struct kunit *test)
+{
+	struct retire_fix *f = test->priv;
+	struct retire_op op = {
+		.opcode = RETIRE_OP_SUBMIT, .len = 64,
+		.dev_flags = RETIRE_DEV_WRITE, .user_data = 9,
+		.flags = RETIRE_SQE_F_INLINE_LANE,
+	};
+	struct retire_cqe cqe = {}, zero = {};
+	struct retire_ctx *ctx;
+	struct retire_buf *buf;
+	u64 h;
+
+	/* the manual device's context: not for the fast lane */
+	op.buf = f->buf;
+	KUNIT_EXPECT_EQ(test, retire_lane_step(f->ctx, &op, &cqe), 1);
+	KUNIT_EXPECT_EQ(test, retire_fix_stat(f, RETIRE_ST_ADMITTED), 0ULL);
+
+	ctx = retire_inline_ctx(test, &op.buf);
+	/* a new context has no request slot yet: the other path grows it */
+	KUNIT_EXPECT_EQ(test, retire_lane_step(ctx, &op, &cqe), 1);
+	KUNIT_EXPECT_EQ(test, ctx->stats.v[RETIRE_ST_ADMITTED], 0ULL);
+	KUNIT_ASSERT_EQ(test, retire_slot_reserve(&ctx->reqs, 1), 0);
+	KUNIT_ASSERT_EQ(test, retire_lane_step(ctx, &op, &cqe), 0);
+	h = op.handle;
+	KUNIT_EXPECT_NE(test, h, 0ULL);
+	KUNIT_EXPECT_EQ(test, cqe.handle, h);
+	KUNIT_EXPECT_EQ(test, cqe.user_data, 9ULL);
+	KUNIT_EXPECT_EQ(test, cqe.type, RETIRE_REC_TERMINAL);
+	KUNIT_EXPECT_EQ(test, cqe.outcome, RETIRE_OUTCOME_COMPLETED);
+	KUNIT_EXPECT_EQ(test, cqe.flags,
+			RETIRE_CQE_F_MEASURED | RETIRE_CQE_F_RETIRED);
+	KUNIT_EXPECT_EQ(test, cqe.result_len, 64ULL);
+	/* a device that only writes reports no checksum */
+	KUNIT_EXPECT_EQ(test, cqe.checksum, 0ULL);
+	KUNIT_EXPECT_EQ(test, ctx->reqs.used, 0U);
+	KUNIT_EXPECT_EQ(test, ctx->unretired, 0U);
+	KUNIT_EXPECT_EQ(test, ctx->reserved_bytes, 0ULL);
+	KUNIT_EXPECT_EQ(test, ctx->ready_head, RETIRE_SLOT_NONE);
+	KUNIT_EXPECT_EQ(test, ctx->stats.v[RETIRE_ST_ADMITTED], 1ULL);
+	KUNIT_EXPECT_EQ(test, ctx->stats.v[RETIRE_ST_COMPLETED], 1ULL);
+	KUNIT_EXPECT_EQ(test, ctx->stats.v[RETIRE_ST_PUBLISHED], 1ULL);
+	KUNIT_EXPECT_EQ(test, ctx->stats.v[RETIRE_ST_RETIRED], 1ULL);
+	KUNIT_EXPECT_EQ(test, ctx->stats.v[RETIRE_ST_PHYSICAL], 0ULL);
+	KUNIT_EXPECT_EQ(test, ctx->stats.v[RETIRE_ST_LOGICAL], 0ULL);
+	KUNIT_EXPECT_EQ(test, ctx->stats.v[RETIRE_ST_DEVICE], 0ULL);
+	spin_lock_irq(&ctx->lock);
+	buf = retire_slot_lookup_locked(&ctx->bufs, op.buf);
+	KUNIT_EXPECT_EQ(test, buf->state, RETIRE_BUF_FREE);
+	KUNIT_EXPECT_TRUE(test, buf->dev_wrote);
+	spin_unlock_irq(&ctx->lock);
+	/* the handle is stale: nothing of it is left to retire */
+	KUNIT_EXPECT_EQ(test, retire_req_retire(ctx, h), -ENOENT);
+
+	/* two records owed: not the fast lane's */
+	op.flags = RETIRE_SQE_F_AUTO_RETIRE;
+	cqe = zero;
+	KUNIT_EXPECT_EQ(test, retire_lane_step(ctx, &op, &cqe), 1);
+	KUNIT_EXPECT_EQ(test, memcmp(&cqe, &zero, sizeof(cqe)), 0);
+	/* the other path takes it; its records wait on the ready list */
+	mutex_lock(&ctx->mutex);
+	KUNIT_ASSERT_EQ(test, retire_submit_one(ctx, &op, ktime_get()), 0);
+	mutex_unlock(&ctx->mutex);
+	KUNIT_EXPECT_NE(test, ctx->ready_head, RETIRE_SLOT_NONE);
+	/* meanwhile no request takes the fast lane, which would pass them */
+	op.flags = RETIRE_SQE_F_INLINE_LANE;
+	KUNIT_EXPECT_EQ(test, retire_lane_step(ctx, &op, &cqe), 1);
+	KUNIT_EXPECT_EQ(test, ctx->stats.v[RETIRE_ST_ADMITTED], 2ULL);
+	KUNIT_EXPECT_EQ(test, ctx->stats.v[RETIRE_ST_REFUSED], 0ULL);
+	retire_ctx_release(ctx);
+}
+
+static struct kunit_case retire_inline_cases[] = {
+	KUNIT_CASE(retire_inline_engine_takes_no_job_and_no_watch),
+	KUNIT_CASE(retire_lane_retires_in_one_step_or_leaves_it),
+	{}
+};
+
+static struct kunit_suite retire_inline_suite = {
+	.name = "retire_inline",
+	.init = retire_fix_init,
+	.exit = retire_fix_exit,
+	.test_cases = retire_inline_cases,
+};
+
 kunit_test_suites(&retire_stale_suite, &retire_order_suite,
 		  &retire_bounds_suite, &retire_activation_suite,
-		  &retire_predicate_suite, &retire_quarantine_suite);
+		  &retire_predicate_suite, &retire_quarantine_suite,
+		  &retire_inline_suite);

@@ -39,6 +39,8 @@
 #include "buf.h"
 #include "compat.h"
 #include "ctx.h"
+#include "engine.h"
+#include "op.h"
 #include "records.h"
 #include "req.h"
 #include "ring.h"
@@ -255,46 +257,137 @@ static int retire_ring_check(struct retire_ring *ring, u32 *queued,
 	return 0;
 }
 
+/*
+ * Might the fast lane take @op (retire_submit_inline_locked() decides)? A
+ * look without the lock, so that other operations never take it for this.
+ */
+static bool retire_ring_lane(struct retire_ctx *ctx, const struct retire_op *op)
+{
+	return op->opcode == RETIRE_OP_SUBMIT &&
+	       op->flags == RETIRE_SQE_F_INLINE_LANE &&
+	       retire_engine_runs_inline(ctx->engine);
+}
+
+/* hand @op's result back in @slot and move past it */
+static void retire_ring_op_done(struct retire_ring *ring,
+				struct retire_op *slot,
+				const struct retire_op *op, int result)
+{
+	WRITE_ONCE(slot->handle, op->handle);
+	WRITE_ONCE(slot->result, result);
+	ring->sq_head++;
+}
+
+/* the submission ring's entry at its head */
+static struct retire_op *retire_ring_sqe(struct retire_ring *ring)
+{
+	return &ring->sqes[ring->sq_head & (ring->sq_entries - 1)];
+}
+
+/*
+ * The fast lane: @op (copied from the head entry) and the fast-lane
+ * operations after it, at most @nr, under one hold of the context lock,
+ * each record straight into the completion ring while it has *@room.
+ * Returns how many ran; *@left says @op then holds a copy of the next
+ * entry, which the fast lane left to retire_op_run().
+ */
+static u32 retire_ring_lane_run(struct retire_ctx *ctx, struct retire_op *op,
+				u32 nr, ktime_t now, u32 *room, u32 *posted,
+				bool *left)
+{
+	struct retire_ring *ring = ctx->ring;
+	u32 n = 0;
+	int ret;
+
+	*left = false;
+	spin_lock_irq(&ctx->lock);
+	for (;;) {
+		ret = retire_submit_inline_locked(ctx, op, now,
+						  &ring->cqes[ring->cq_tail &
+							      (ring->cq_entries - 1)]);
+		if (ret > 0) {
+			*left = true;
+			break;
+		}
+		if (!ret) {
+			/* read without the mutex by a waiter */
+			WRITE_ONCE(ring->cq_tail, ring->cq_tail + 1);
+			(*room)--;
+			(*posted)++;
+		}
+		retire_ring_op_done(ring, retire_ring_sqe(ring), op, ret);
+		/* interrupts come in between batches */
+		if (++n == nr || n == RETIRE_CTX_BATCH || !*room)
+			break;
+		memcpy(op, retire_ring_sqe(ring), sizeof(*op));
+		if (!retire_ring_lane(ctx, op)) {
+			*left = true;
+			break;
+		}
+	}
+	spin_unlock_irq(&ctx->lock);
+	return n;
+}
+
 /**
  * retire_ring_take_ops() - run operations queued in the submission ring
  * @ctx:	the context; the caller holds ctx->mutex
  * @nr:		the most to run
  * @done:	how many ran
- * @run:	runs one operation, as RETIRE_IOC_ENTER does, at the batch's
- *		time: returns its result and may set its handle
+ * @posted:	how many records the fast lane wrote into the completion ring
  *
  * The indices of both rings are checked first: nothing runs if either is
- * out of bounds.
+ * out of bounds. Each operation runs as RETIRE_IOC_ENTER runs it
+ * (retire_op_run()), at the batch's time. A request the fast lane takes
+ * (an engine that runs inline, one record) is admitted, run and retired
+ * in one step, its record written straight into the completion ring while
+ * it has room: consecutive ones share one hold of the context lock, up to
+ * RETIRE_CTX_BATCH of them.
  *
  * Return: 0, or -EINVAL without rings or for a bad index.
  */
 int retire_ring_take_ops(struct retire_ctx *ctx, u32 nr, u32 *done,
-			 int (*run)(struct retire_ctx *ctx,
-				    struct retire_op *op, ktime_t now))
+			 u32 *posted)
 {
 	struct retire_ring *ring = ctx->ring;
-	struct retire_op op, *slot;
-	u32 queued, unread, i;
+	u32 queued, unread, room, i;
+	struct retire_op op;
+	bool left = false;
 	ktime_t now;
 
 	lockdep_assert_held(&ctx->mutex);
 	*done = 0;
+	*posted = 0;
 	if (!ring || retire_ring_check(ring, &queued, &unread))
 		return -EINVAL;
 	nr = min(nr, queued);
 	/* the batch is handed over at once: one admission time for all */
 	now = nr ? ktime_get() : 0;
-	for (i = 0; i < nr; i++) {
-		slot = &ring->sqes[ring->sq_head & (ring->sq_entries - 1)];
+	/* the caller only ever makes more room meanwhile */
+	room = ring->cq_entries - unread;
+	for (i = 0; i < nr; ) {
 		/* one read of what the caller may still be writing */
-		memcpy(&op, slot, sizeof(op));
-		op.result = run(ctx, &op, now);
-		WRITE_ONCE(slot->handle, op.handle);
-		WRITE_ONCE(slot->result, op.result);
-		ring->sq_head++;
+		if (!left)
+			memcpy(&op, retire_ring_sqe(ring), sizeof(op));
+		if (!left && room && retire_ring_lane(ctx, &op)) {
+			i += retire_ring_lane_run(ctx, &op, nr - i, now, &room,
+						  posted, &left);
+			continue;
+		}
+		left = false;
+		retire_ring_op_done(ring, retire_ring_sqe(ring), &op,
+				    retire_op_run(ctx, &op, now));
+		i++;
 	}
 	/* the results are in place before the caller sees the head move */
 	smp_store_release(ring->u_sq_head, ring->sq_head);
+	if (*posted) {
+		/* and the records before the tail */
+		smp_store_release(ring->u_cq_tail, ring->cq_tail);
+		/* another caller may wait for them, or poll() */
+		if (wq_has_sleeper(&ctx->waitq))
+			wake_up_interruptible(&ctx->waitq);
+	}
 	*done = nr;
 	return 0;
 }

@@ -161,6 +161,8 @@ static struct {
 static int g_fd = -1;			/* the shared context */
 static int g_vfd = -1;			/* closed and reopened under us */
 static struct retire_info g_info;
+/* the null engine's id, which runs inline (the fast lane); U32_MAX: none */
+static __u32 g_null_id = ~0U;
 static struct pool g_bufs, g_reqs, g_terms, g_tokens;
 static volatile int g_stop;
 static int g_failed;
@@ -568,7 +570,8 @@ static void check_cqe(struct thr *t, const struct retire_cqe *c)
 		   c->outcome > RETIRE_OUTCOME_RETIRED ||
 		   (c->flags & ~RETIRE_CQE_F_ALL) || c->reserved ||
 		   RETIRE_HANDLE_KIND(c->handle) != RETIRE_KIND_REQ ||
-		   ((c->flags & RETIRE_CQE_F_MEASURED) &&
+		   ((c->flags & (RETIRE_CQE_F_MEASURED |
+				 RETIRE_CQE_F_RETIRED)) &&
 		    c->type != RETIRE_REC_TERMINAL);
 
 	if (bad)
@@ -576,9 +579,12 @@ static void check_cqe(struct thr *t, const struct retire_cqe *c)
 		     c->type, c->outcome, c->flags,
 		     (unsigned long long)c->handle,
 		     (unsigned long long)c->reserved);
-	if (c->type == RETIRE_REC_TERMINAL)
+	if (c->type == RETIRE_REC_TERMINAL &&
+	    !(c->flags & RETIRE_CQE_F_RETIRED))
 		pool_put(t, &g_terms, c->handle, 0, 0);
-	if (c->type == RETIRE_REC_RETIRED) {
+	/* ONE_RECORD: a TERMINAL that says RETIRED is the last record */
+	if (c->type == RETIRE_REC_RETIRED ||
+	    c->flags & RETIRE_CQE_F_RETIRED) {
 		pool_del(&g_terms, c->handle);
 		pool_del(&g_reqs, c->handle);
 	}
@@ -1114,8 +1120,15 @@ static void fill_op(struct thr *t, struct retire_op *o, bool ring)
 		o->key = s.key;
 		o->dev_flags = s.dev_flags;
 		o->flags = chance(t, 2) ? RETIRE_SQE_F_AUTO_RETIRE : s.flags;
-		if (ring)
+		if (ring) {
 			o->flags &= ~RETIRE_SQE_F_OUT_FENCE;
+			/* the fast lane's, where the engine runs inline */
+			if (chance(t, 2)) {
+				o->flags = RETIRE_SQE_F_AUTO_RETIRE |
+					   RETIRE_SQE_F_ONE_RECORD;
+				o->deadline_ns = 0;
+			}
+		}
 		o->in_fence = s.in_fence;
 		break;
 	case RETIRE_OP_FENCE:
@@ -1440,7 +1453,7 @@ static void op_engine(struct thr *t)
 
 		ca->op = rnd(t, 2) ? RETIRE_CONTEXT_SET : RETIRE_CONTEXT_GET;
 		ca->engine = chance(t, 2) ? RETIRE_ENGINE_SIM :
-			     (unsigned int)rnd64(t);
+			     chance(t, 2) ? g_null_id : (unsigned int)rnd64(t);
 		if (mutate(t, 12))
 			ca->op = 2 + rnd(t, 100);
 		poke(t, &ca->flags, sizeof(ca->flags));
@@ -2356,6 +2369,21 @@ static void parse(int argc, char **argv)
 		usage();
 }
 
+static void find_null_engine(void)
+{
+	struct retire_engine_info e[16];
+	struct retire_engines_arg a = {
+		.engines = (unsigned long)e, .nr = 16,
+	};
+	unsigned int i;
+
+	if (do_ioctl(g_fd, RETIRE_IOC_ENGINES, &a))
+		return;
+	for (i = 0; i < a.nr && i < 16; i++)
+		if (!strcmp(e[i].name, "null"))
+			g_null_id = e[i].id;
+}
+
 static int setup(void)
 {
 	int i;
@@ -2365,6 +2393,7 @@ static int setup(void)
 		return -errno;
 	if (do_ioctl(g_fd, RETIRE_IOC_GET_INFO, &g_info))
 		return -EIO;
+	find_null_engine();
 	g_vfd = open("/dev/retire", O_RDWR | O_NONBLOCK | O_CLOEXEC);
 	g_none_page = mmap(NULL, RT_PAGE, PROT_NONE,
 			   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);

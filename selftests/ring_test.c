@@ -9,10 +9,14 @@
  * record, indices from userspace bounded before anything runs, a bad setup
  * or mapping refused, the other ways of reading records still working
  * beside the rings, and a process killed with work in its rings leaving
- * nothing behind.
+ * nothing behind. The fast lane (an engine that runs inline, ONE_RECORD
+ * requests) is held to the same: its records are the other path's, its
+ * refusals too, it overflows in order, keeps a mixed batch's order, wakes
+ * a waiter and leaves nothing when killed.
  */
 #include <errno.h>
 #include <poll.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdatomic.h>
 #include <stdlib.h>
@@ -20,6 +24,7 @@
 #include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <linux/sync_file.h>
@@ -629,39 +634,435 @@ TEST_F(ring, queues_on_rings_and_on_arrays_deliver_alike)
 				      self->log.c[i].type));
 }
 
+/* the fast lane's flags, and its engine */
+#define RG_LANE	(RETIRE_SQE_F_AUTO_RETIRE | RETIRE_SQE_F_ONE_RECORD)
+
+/* bind @r's context to the null engine, which runs inline */
+static int rg_bind_null(struct retire *r)
+{
+	struct retire_engine_info e;
+
+	return rt_engine_named(r, "null", &e) ?: retire_set_engine(r, e.id);
+}
+
 /*
- * A child sets up rings, runs batches on the timer engine and queues more
- * it never enters, its completion ring full and unread, then dies by
- * SIGKILL: the module's gauges return to where they were, so every request
- * it admitted retired exactly once and the rings' memory went with it.
+ * The child: batches through its rings, a full completion ring unread; on
+ * the null engine (@lane), mostly fast-lane requests, and a reader that
+ * now and then keeps up.
  */
-/* the child: batches through its rings, a full completion ring unread */
-static void rg_child(unsigned int round)
+static void rg_child_run(unsigned int round, bool lane)
 {
 	struct retire *c;
 	struct rg g;
 	__u64 b[NBUF];
 	unsigned int i;
 
-	if (retire_open_device(&c, NULL, 0) ||
-	    rg_open(&g, retire_get_fd(c), 32, 4))
+	if (retire_open_device(&c, NULL, 0) || (lane && rg_bind_null(c)) ||
+	    rg_open(&g, retire_get_fd(c), 32, lane ? 8 << (round % 3) : 4))
 		_exit(2);
 	for (i = 0; i < NBUF; i++)
 		if (rt_register(c, RT_PAGE, &b[i], NULL))
 			_exit(3);
 	for (i = round;; i++) {
-		rg_submit(&g, b[i % NBUF], i, 0,
-			  i % 3 ? RETIRE_SQE_F_AUTO_RETIRE : 0);
-		if (i % 32 == 31)
-			rg_enter(&g, 32, 0, NULL);
+		if (lane)
+			rg_submit(&g, b[i % NBUF], i, 0,
+				  i % 5 ? RG_LANE : RETIRE_SQE_F_AUTO_RETIRE);
+		else
+			rg_submit(&g, b[i % NBUF], i, 0,
+				  i % 3 ? RETIRE_SQE_F_AUTO_RETIRE : 0);
+		if (i % 32 != 31)
+			continue;
+		rg_enter(&g, 32, 0, NULL);
+		if (lane && i % 3)
+			atomic_store(g.cq_head, atomic_load(g.cq_tail));
 	}
 }
 
+static void rg_child(unsigned int round)
+{
+	rg_child_run(round, false);
+}
+
+/*
+ * A child sets up rings, runs batches on the timer engine and queues more
+ * it never enters, its completion ring full and unread, then dies by
+ * SIGKILL: the module's gauges return to where they were, so every request
+ * it admitted retired exactly once and the rings' memory went with it.
+ */
 TEST_F(ring, process_killed_with_work_in_its_rings_leaves_nothing)
 {
 	struct retire_stats base, now;
 
 	EXPECT_EQ(0, rt_kill_children(self->r, 6, rg_child, &base, &now))
+		TH_LOG("%s", rt_stats_diff(&base, &now, NULL) ?: "gauges");
+}
+
+/* ---- the fast lane: an engine that runs inline, one record each ------- */
+
+/*
+ * A new context has no request slot yet: its first request grows the
+ * table the usual way. One fast-lane request, its record read, readies
+ * the rings for the fast lane.
+ */
+static int rg_lane_warm(struct rg *g, __u64 buf)
+{
+	struct retire_enter e;
+	int ret;
+
+	rg_submit(g, buf, ~0ULL, 0, RG_LANE);
+	ret = rg_enter(g, 1, 1, &e);
+	if (ret)
+		return ret;
+	g->cq_next = atomic_load(g->cq_tail);
+	atomic_store(g->cq_head, g->cq_next);
+	return e.reaped == 1 ? 0 : -EIO;
+}
+
+/* where @handle's event @type is in @ev, or -1 */
+static int rg_event_at(const struct retire_history_event *ev, int n,
+		       __u64 handle, __u32 type)
+{
+	int i;
+
+	for (i = 0; i < n; i++)
+		if (ev[i].handle == handle && ev[i].type == type)
+			return i;
+	return -1;
+}
+
+/* the fields of a record that do not name its request */
+static void rg_same_record(struct __test_metadata *_metadata,
+			   const struct retire_cqe *a,
+			   const struct retire_cqe *b)
+{
+	EXPECT_EQ(a->user_data, b->user_data);
+	EXPECT_EQ(a->type, b->type);
+	EXPECT_EQ(a->outcome, b->outcome);
+	EXPECT_EQ(a->error, b->error);
+	EXPECT_EQ(a->flags, b->flags);
+	EXPECT_EQ(a->result_len, b->result_len);
+	EXPECT_EQ(a->latency_ns, b->latency_ns);
+	EXPECT_EQ(a->checksum, b->checksum);
+}
+
+/*
+ * On an engine that runs inline, ONE_RECORD requests through the rings
+ * take the fast lane: their records are in the completion ring as ENTER
+ * returns, one each, in submission order, and field for field the records
+ * the same operations get through ENTER's arrays (the ready list) on
+ * another context. Each retired within its own operation (its history's
+ * four events before the next request's first) and once (a RETIRE finds
+ * it gone), and the module's counters moved as the other path moves them.
+ */
+TEST_F(ring, the_fast_lane_gives_the_records_the_ready_list_gives)
+{
+	struct retire_history_event ev[RETIRE_HISTORY_LEN];
+	struct retire_history_info info;
+	struct retire_stats before, after;
+	int n;
+	struct retire_cqe arr[NBUF];
+	struct retire_op ops[NBUF];
+	struct retire_enter e;
+	struct retire *r2;
+	__u64 h[NBUF], b2[NBUF];
+	unsigned int i;
+
+	if (rg_bind_null(self->r))
+		SKIP(return, "no null engine");
+	ASSERT_EQ(0, rg_open(&self->g, self->fd, 64, 256));
+	ASSERT_EQ(0, rg_lane_warm(&self->g, self->buf[0]));
+	ASSERT_EQ(0, rt_stats(self->r, &before));
+	for (i = 0; i < NBUF; i++) {
+		rg_submit(&self->g, self->buf[i], i, 0, RG_LANE);
+		rg_queued(&self->g, 0)->dev_flags = 1 + i % 3;
+		rg_queued(&self->g, 0)->key = i % 5;
+	}
+	ASSERT_EQ(0, rg_enter(&self->g, NBUF, NBUF, &e));
+	EXPECT_EQ(NBUF, e.done);
+	EXPECT_EQ(NBUF, e.reaped);
+	for (i = 0; i < NBUF; i++) {
+		ASSERT_EQ(0, rg_queued(&self->g, NBUF - 1 - i)->result);
+		h[i] = rg_queued(&self->g, NBUF - 1 - i)->handle;
+	}
+	ASSERT_EQ(NBUF, rg_drain(&self->g, &self->log));
+	/* each one retired within its operation, before the next came in */
+	n = retire_read_history(self->r, 0, ev, RETIRE_HISTORY_LEN, &info);
+	ASSERT_EQ(4 * NBUF, n);
+	for (i = 0; i < NBUF; i++) {
+		EXPECT_EQ(4 * i, rg_event_at(ev, n, h[i], RETIRE_EV_SUBMIT));
+		EXPECT_EQ(4 * i + 3, rg_event_at(ev, n, h[i], RETIRE_EV_RETIRE));
+	}
+	ASSERT_EQ(0, rt_stats(self->r, &after));
+	EXPECT_EQ(before.admitted + NBUF, after.admitted);
+	EXPECT_EQ(before.completed + NBUF, after.completed);
+	EXPECT_EQ(before.published + NBUF, after.published);
+	EXPECT_EQ(before.retired + NBUF, after.retired);
+	EXPECT_EQ(before.refused, after.refused);
+	EXPECT_EQ(before.physical_outstanding, after.physical_outstanding);
+	EXPECT_EQ(before.logical_outstanding, after.logical_outstanding);
+
+	/* the same operations through the ready list */
+	ASSERT_EQ(0, retire_open_device(&r2, NULL, 0));
+	ASSERT_EQ(0, rg_bind_null(r2));
+	for (i = 0; i < NBUF; i++) {
+		ASSERT_EQ(0, rt_register(r2, RT_PAGE, &b2[i], NULL));
+		retire_prep_submit(&ops[i], b2[i], 0, 128, 1 + i % 3, i);
+		ops[i].flags = RG_LANE;
+		ops[i].key = i % 5;
+	}
+	ASSERT_EQ(NBUF, retire_enter(r2, ops, NBUF, arr, NBUF, NBUF,
+				     2000 * RT_MS));
+	for (i = 0; i < NBUF; i++) {
+		ASSERT_EQ(0, ops[i].result);
+		EXPECT_EQ(ops[i].handle, arr[i].handle);
+		EXPECT_EQ(h[i], self->log.c[i].handle);
+		EXPECT_EQ(RETIRE_REC_TERMINAL, self->log.c[i].type);
+		EXPECT_EQ(RETIRE_OUTCOME_COMPLETED, self->log.c[i].outcome);
+		EXPECT_EQ(RETIRE_CQE_F_MEASURED | RETIRE_CQE_F_RETIRED,
+			  self->log.c[i].flags);
+		rg_same_record(_metadata, &self->log.c[i], &arr[i]);
+	}
+	retire_close_device(r2);
+
+	/* each one retired as its record was written: a RETIRE finds none */
+	for (i = 0; i < NBUF; i++)
+		retire_prep_retire(rg_op(&self->g), h[i]);
+	ASSERT_EQ(0, rg_enter(&self->g, NBUF, 0, &e));
+	for (i = 0; i < NBUF; i++)
+		EXPECT_EQ(-ENOENT, rg_queued(&self->g, NBUF - 1 - i)->result);
+	EXPECT_EQ(0, rg_drain(&self->g, &self->log));
+}
+
+/*
+ * The fast lane refuses what the other path refuses, with its errno and
+ * its counters: a stale buffer, a range past its end, a buffer a request
+ * holds, no device access, no bytes, max_unretired and max_reserved_bytes.
+ * Nothing else changes: every admitted request still retires once.
+ */
+TEST_F(ring, the_fast_lane_refuses_as_the_other_path_refuses)
+{
+	struct retire_stats before, after;
+	struct retire_limits l, l0;
+	struct retire_enter e;
+	__u64 gone, held;
+	unsigned int i;
+
+	if (rg_bind_null(self->r))
+		SKIP(return, "no null engine");
+	ASSERT_EQ(0, rg_open(&self->g, self->fd, 16, 64));
+	ASSERT_EQ(0, rg_lane_warm(&self->g, self->buf[0]));
+	ASSERT_EQ(0, rt_register(self->r, RT_PAGE, &gone, NULL));
+	ASSERT_EQ(0, retire_unregister_buffer(self->r, gone));
+	/* a request on buf[1] that owes two records holds it */
+	rg_submit(&self->g, self->buf[1], 100, 0, 0);
+	ASSERT_EQ(0, rg_enter(&self->g, 1, 1, &e));
+	held = rg_queued(&self->g, 0)->handle;
+	ASSERT_EQ(1, rg_drain(&self->g, &self->log));
+
+	ASSERT_EQ(0, rt_stats(self->r, &before));
+	rg_submit(&self->g, gone, 1, 0, RG_LANE);
+	rg_submit(&self->g, self->buf[0], 2, 0, RG_LANE);
+	rg_queued(&self->g, 0)->offset = RT_PAGE - 64;
+	rg_submit(&self->g, self->buf[1], 3, 0, RG_LANE);
+	rg_submit(&self->g, self->buf[2], 4, 0, RG_LANE);
+	rg_queued(&self->g, 0)->dev_flags = 0;
+	rg_submit(&self->g, self->buf[3], 5, 0, RG_LANE);
+	rg_queued(&self->g, 0)->len = 0;
+	ASSERT_EQ(0, rg_enter(&self->g, 5, 0, &e));
+	EXPECT_EQ(5, e.done);
+	EXPECT_EQ(-ENOENT, rg_queued(&self->g, 4)->result);
+	EXPECT_EQ(-EINVAL, rg_queued(&self->g, 3)->result);
+	EXPECT_EQ(-EBUSY, rg_queued(&self->g, 2)->result);
+	EXPECT_EQ(-EINVAL, rg_queued(&self->g, 1)->result);
+	EXPECT_EQ(-EINVAL, rg_queued(&self->g, 0)->result);
+	for (i = 0; i < 5; i++)
+		EXPECT_EQ(0, rg_queued(&self->g, i)->handle);
+
+	/* the bounds: one unretired request (the held one) is the most */
+	ASSERT_EQ(0, retire_get_limits(self->r, &l0));
+	l = l0;
+	l.max_unretired = 1;
+	ASSERT_EQ(0, retire_set_limits(self->r, &l));
+	rg_submit(&self->g, self->buf[4], 6, 0, RG_LANE);
+	ASSERT_EQ(0, rg_enter(&self->g, 1, 0, &e));
+	EXPECT_EQ(-ENOSPC, rg_queued(&self->g, 0)->result);
+	l = l0;
+	l.max_reserved_bytes = 128 + 64;
+	ASSERT_EQ(0, retire_set_limits(self->r, &l));
+	rg_submit(&self->g, self->buf[4], 7, 0, RG_LANE);
+	ASSERT_EQ(0, rg_enter(&self->g, 1, 0, &e));
+	EXPECT_EQ(-EDQUOT, rg_queued(&self->g, 0)->result);
+	ASSERT_EQ(0, retire_set_limits(self->r, &l0));
+	EXPECT_EQ(0, rg_drain(&self->g, &self->log));
+
+	ASSERT_EQ(0, rt_stats(self->r, &after));
+	EXPECT_EQ(before.admitted, after.admitted);
+	EXPECT_EQ(before.refused + 7, after.refused);
+	EXPECT_EQ(before.stale_user + 1, after.stale_user);
+	EXPECT_EQ(before.refused_unretired + 1, after.refused_unretired);
+	EXPECT_EQ(before.refused_reserved + 1, after.refused_reserved);
+
+	/* the held request retires, and the lane takes the buffer again */
+	retire_prep_retire(rg_op(&self->g), held);
+	rg_submit(&self->g, self->buf[1], 8, 0, RG_LANE);
+	ASSERT_EQ(0, rg_enter(&self->g, 2, 2, &e));
+	EXPECT_EQ(0, rg_queued(&self->g, 1)->result);
+	EXPECT_EQ(0, rg_queued(&self->g, 0)->result);
+	ASSERT_EQ(2, rg_drain(&self->g, &self->log));
+	EXPECT_EQ(1, rt_count(&self->log, held, RETIRE_REC_RETIRED));
+	EXPECT_EQ(1, rt_count(&self->log, rg_queued(&self->g, 0)->handle,
+			      RETIRE_REC_TERMINAL));
+}
+
+/*
+ * A completion ring of four entries and 64 fast-lane requests: four
+ * records go straight into the ring, the other 60 wait in the module
+ * (cq_flags says so) and come out in submission order, each request's
+ * one record exactly once, as the reader makes room.
+ */
+TEST_F(ring, the_fast_lane_overflows_into_the_ready_list_in_order)
+{
+	struct retire_enter e;
+	unsigned int i, calls = 0;
+
+	if (rg_bind_null(self->r))
+		SKIP(return, "no null engine");
+	ASSERT_EQ(0, rg_open(&self->g, self->fd, 64, 4));
+	ASSERT_EQ(0, rg_lane_warm(&self->g, self->buf[0]));
+	for (i = 0; i < NBUF; i++)
+		rg_submit(&self->g, self->buf[i], i, 0, RG_LANE);
+	ASSERT_EQ(0, rg_enter(&self->g, NBUF, 4, &e));
+	EXPECT_EQ(NBUF, e.done);
+	EXPECT_EQ(4, atomic_load(self->g.cq_tail) - self->g.cq_next);
+	EXPECT_EQ(RETIRE_CQ_F_OVERFLOW, atomic_load(self->g.cq_flags));
+	while (self->log.n < NBUF && calls++ < 1000) {
+		ASSERT_LE(0, rg_drain(&self->g, &self->log));
+		ASSERT_EQ(0, rg_enter(&self->g, 0, 0, &e));
+	}
+	EXPECT_EQ(0, rg_drain(&self->g, &self->log));
+	ASSERT_EQ(NBUF, self->log.n);
+	EXPECT_EQ(0, atomic_load(self->g.cq_flags));
+	for (i = 0; i < NBUF; i++) {
+		EXPECT_EQ(i, self->log.c[i].user_data);
+		EXPECT_EQ(RETIRE_REC_TERMINAL, self->log.c[i].type);
+		EXPECT_TRUE(self->log.c[i].flags & RETIRE_CQE_F_RETIRED);
+		EXPECT_EQ(rg_queued(&self->g, NBUF - 1 - i)->handle,
+			  self->log.c[i].handle);
+	}
+}
+
+/*
+ * Operations the fast lane does not take, between ones it does, on an
+ * engine that runs inline: every request's records come in the order its
+ * events happened, the two records of a request that owes two in theirs,
+ * each once.
+ */
+TEST_F(ring, the_fast_lane_keeps_the_order_of_a_mixed_batch)
+{
+	struct retire_enter e;
+	unsigned int i, n = 0;
+	__u64 h[NBUF];
+
+	if (rg_bind_null(self->r))
+		SKIP(return, "no null engine");
+	ASSERT_EQ(0, rg_open(&self->g, self->fd, 64, 256));
+	ASSERT_EQ(0, rg_lane_warm(&self->g, self->buf[0]));
+	for (i = 0; i < 48; i++)
+		rg_submit(&self->g, self->buf[i], i, 0,
+			  i % 4 == 1 ? RETIRE_SQE_F_AUTO_RETIRE :
+			  i % 4 == 2 ? 0 : RG_LANE);
+	ASSERT_EQ(0, rg_enter(&self->g, 48, 0, &e));
+	for (i = 0; i < 48; i++) {
+		ASSERT_EQ(0, rg_queued(&self->g, 47 - i)->result);
+		h[i] = rg_queued(&self->g, 47 - i)->handle;
+	}
+	/* the explicit ones retire now */
+	for (i = 2; i < 48; i += 4)
+		retire_prep_retire(rg_op(&self->g), h[i]);
+	ASSERT_EQ(0, rg_enter(&self->g, 12, 0, &e));
+	ASSERT_LE(0, rg_drain(&self->g, &self->log));
+	for (i = 0; i < 48; i++) {
+		int term = rt_index(&self->log, h[i], RETIRE_REC_TERMINAL);
+
+		EXPECT_EQ(1, rt_count(&self->log, h[i], RETIRE_REC_TERMINAL));
+		EXPECT_EQ(i % 4 == 1 || i % 4 == 2,
+			  rt_count(&self->log, h[i], RETIRE_REC_RETIRED));
+		if (i % 4 == 1 || i % 4 == 2)
+			EXPECT_LT(term, rt_index(&self->log, h[i],
+						 RETIRE_REC_RETIRED));
+		/* the TERMINALs in submission order */
+		EXPECT_LE(n, term);
+		n = term;
+	}
+	EXPECT_EQ(48 + 24, self->log.n);
+}
+
+/* a thread that waits in ENTER for the next record in the ring */
+static void *rg_waiter(void *arg)
+{
+	struct rg *g = arg;
+	struct retire_enter e;
+
+	memset(&e, 0, sizeof(e));
+	e.flags = RETIRE_ENTER_F_RINGS;
+	e.min_complete = 1;
+	e.timeout_ns = 3000 * RT_MS;
+	if (ioctl(g->fd, RETIRE_IOC_ENTER, &e) < 0)
+		return (void *)(long)-errno;
+	return (void *)(long)e.reaped;
+}
+
+/*
+ * One thread waits in ENTER for a record on an empty completion ring;
+ * another's ENTER puts one there by the fast lane, never on the ready
+ * list the waiter looks at: the waiter wakes at once, not at its
+ * three-second timeout.
+ */
+TEST_F(ring, a_caller_waiting_on_the_ring_wakes_for_the_fast_lane)
+{
+	struct timespec t0, t1;
+	struct retire_enter e;
+	pthread_t th;
+	void *ret;
+
+	if (rg_bind_null(self->r))
+		SKIP(return, "no null engine");
+	ASSERT_EQ(0, rg_open(&self->g, self->fd, 8, 8));
+	ASSERT_EQ(0, rg_lane_warm(&self->g, self->buf[0]));
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	ASSERT_EQ(0, pthread_create(&th, NULL, rg_waiter, &self->g));
+	rt_msleep(200);
+	rg_submit(&self->g, self->buf[0], 1, 0, RG_LANE);
+	ASSERT_EQ(0, rg_enter(&self->g, 1, 0, &e));
+	/* the record went into the ring with its operation */
+	EXPECT_EQ(1, e.reaped);
+	ASSERT_EQ(0, pthread_join(th, &ret));
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	/* so the waiter found it there, and moved none itself */
+	EXPECT_EQ(0, (long)ret);
+	EXPECT_GT(2000, (t1.tv_sec - t0.tv_sec) * 1000 +
+			(t1.tv_nsec - t0.tv_nsec) / 1000000);
+	EXPECT_EQ(1, rg_drain(&self->g, &self->log));
+}
+
+static void rg_lane_child(unsigned int round)
+{
+	rg_child_run(round, true);
+}
+
+/*
+ * Children run fast-lane batches, some with their completion ring full
+ * and unread, and die by SIGKILL anywhere: the module's gauges return to
+ * where they were, every admitted request retired exactly once.
+ */
+TEST_F(ring, process_killed_in_the_fast_lane_leaves_nothing)
+{
+	struct retire_stats base, now;
+	struct retire_engine_info e;
+
+	if (rt_engine_named(self->r, "null", &e))
+		SKIP(return, "no null engine");
+	EXPECT_EQ(0, rt_kill_children(self->r, 6, rg_lane_child, &base, &now))
 		TH_LOG("%s", rt_stats_diff(&base, &now, NULL) ?: "gauges");
 }
 

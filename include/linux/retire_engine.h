@@ -95,6 +95,15 @@ struct retire_engine_result {
  *		touches nothing of @job after reporting, and its timers and
  *		work items must bear being armed again while their last run is
  *		still returning (hrtimers and work items do).
+ * @run:	instead of @start and @try_stop, for a device that finishes
+ *		every request before returning (a null device, a copy by the
+ *		CPU): do the work of @w and fill @res with its terminal event.
+ *		Called under the context lock with interrupts off: must not
+ *		sleep or allocate, and reports nothing through
+ *		retire_engine_complete(). The core keeps no job and no watchdog
+ *		for such an engine (nothing of a request is left with it), and
+ *		may run a batch of requests under one hold of the lock, writing
+ *		their records straight into the completion ring.
  * @try_stop:	a cancel asks to stop @job. Called under the context lock.
  *		Return true if the device stopped it before touching anything
  *		more and will report nothing (the core ends the request as
@@ -131,6 +140,9 @@ struct retire_engine_result {
 struct retire_engine_ops {
 	void (*start)(struct retire_engine *e, struct retire_ctx *ctx,
 		      void *job, const struct retire_engine_work *w);
+	void (*run)(struct retire_engine *e, struct retire_ctx *ctx,
+		    const struct retire_engine_work *w,
+		    struct retire_engine_result *res);
 	bool (*try_stop)(struct retire_engine *e, struct retire_ctx *ctx,
 			 void *job);
 	size_t job_size;
