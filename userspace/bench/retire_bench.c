@@ -38,6 +38,8 @@
 static unsigned int reqs_per_sample = 16384;
 static unsigned int reps = 5;
 static unsigned long live_small = 1000, live_big = 1000000;
+/* the scale rows' names, which say how many are in flight */
+static char small_name[64], small_anchor[24], big_name[64];
 static unsigned long mem_n = 16384;	/* io_uring registers at most 16 K */
 static int verbose;	/* -v: each row's name on stderr as it starts */
 static int serial;	/* -S: no rows on two CPUs (-icount runs one CPU at a time) */
@@ -1237,9 +1239,13 @@ int main(int argc, char **argv)
 		       "READ_FIXED + buffer", umemb);
 	rows[umem].unit_bytes = rows[mem].unit_bytes = 1;
 	rows[umemb].unit_bytes = rows[memb].unit_bytes = 1;
-	s_small = row_add("data path b32, LIVE_SMALL in flight", NULL, -1);
-	s_big = row_add("data path b32, LIVE_BIG in flight", "LIVE_SMALL",
-			s_small);
+	snprintf(small_name, sizeof(small_name), "data path b32, %lu in flight",
+		 live_small);
+	snprintf(small_anchor, sizeof(small_anchor), "%lu", live_small);
+	snprintf(big_name, sizeof(big_name), "data path b32, %lu in flight",
+		 live_big);
+	s_small = row_add(small_name, NULL, -1);
+	s_big = row_add(big_name, small_anchor, s_small);
 	up1 = row_add("io_uring NOP b32, 1 ring on 1 CPU", NULL, -1);
 	up2 = row_add("io_uring NOP b32, 2 rings on 2 CPUs", "1 ring", up1);
 	p1 = row_add("lifecycle b32, 1 context on 1 CPU", NULL, -1);
