@@ -27,9 +27,9 @@
 #include "stats.h"
 
 /* what the device is asked to do for @req, which becomes ACTIVE */
-static void retire_req_work_locked(struct retire_ctx *ctx,
-				   struct retire_req *req,
-				   struct retire_engine_work *w)
+static __always_inline void
+retire_req_work_locked(struct retire_ctx *ctx, struct retire_req *req,
+		       struct retire_engine_work *w)
 {
 	lockdep_assert_held(&ctx->lock);
 	*w = (struct retire_engine_work) {

@@ -316,41 +316,6 @@ static int retire_buf_reg_check(const struct retire_buf_reg *reg)
 	return 0;
 }
 
-/**
- * retire_buf_pool_put_locked() - a buffer comes back to its pool, FREE
- * @ctx:	its context
- * @buf:	the buffer, registered now or its request retired
- *
- * A module buffer goes to the tail of the pool's LRU: the last to be
- * evicted.
- */
-void retire_buf_pool_put_locked(struct retire_ctx *ctx, struct retire_buf *buf)
-{
-	lockdep_assert_held(&ctx->lock);
-	buf->state = RETIRE_BUF_FREE;
-	if (!buf->user && !buf->exports) {
-		list_add_tail(&buf->lru, &ctx->pool_lru);
-		ctx->pool_free_bytes += buf->len;
-	}
-}
-
-/**
- * retire_buf_pool_take_locked() - a FREE buffer leaves its pool
- * @ctx:	its context
- * @buf:	the buffer
- * @state:	its new state (a request attached it)
- */
-void retire_buf_pool_take_locked(struct retire_ctx *ctx,
-				 struct retire_buf *buf, u8 state)
-{
-	lockdep_assert_held(&ctx->lock);
-	if (buf->state == RETIRE_BUF_FREE && !buf->user && !buf->exports) {
-		list_del_init(&buf->lru);
-		ctx->pool_free_bytes -= buf->len;
-	}
-	buf->state = state;
-}
-
 /* bytes the pool could give back: every FREE module-allocated buffer */
 static u64 retire_pool_reclaimable_locked(struct retire_ctx *ctx)
 {
@@ -673,26 +638,9 @@ int retire_buf_import(struct retire_ctx *ctx, struct retire_buf_import *a)
 }
 EXPORT_SYMBOL_IF_KUNIT(retire_buf_import);
 
-/**
- * retire_buf_engine_check() - may a request on @buf go to engine @e?
- * @buf:	the buffer
- * @e:		the context's engine
- *
- * Under the context's lock: after a revocation's walk has taken it, the
- * import says it is revoked; an attachment's mapping of the buffer's own
- * pages is counted under it too.
- *
- * Return: 0 for a buffer that is not imported, or one attached for @e's
- * device, if @e serves imports; -EBUSY for a buffer of this context whose
- * pages a dma-buf's attachment has mapped, on an engine that would map
- * them again (a page has one DMA mapping at a time: see dmabuf.c);
- * -ENODEV for an import whose exporter moved or revoked it, or whose
- * device went; -EOPNOTSUPP if @e does not serve imports; -EXDEV for one
- * attached for another engine's device (the context was bound to another
- * engine since).
- */
-int retire_buf_engine_check(const struct retire_buf *buf,
-			    const struct retire_engine *e)
+/* retire_buf_engine_check() for an imported or mapped buffer */
+int __retire_buf_engine_check(const struct retire_buf *buf,
+			      const struct retire_engine *e)
 {
 	if (!buf->import)
 		return buf->dev_maps && e->dma_dev ? -EBUSY : 0;

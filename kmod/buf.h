@@ -4,6 +4,7 @@
 
 #include <linux/types.h>
 
+#include "ctx.h"
 #include "slot.h"
 
 struct mm_struct;
@@ -69,16 +70,77 @@ struct retire_buf {
 struct user_struct *retire_memlock_charge(unsigned long nr);
 void retire_memlock_uncharge(struct user_struct *user, unsigned long nr);
 int retire_buf_table_init(struct retire_ctx *ctx);
-void retire_buf_pool_put_locked(struct retire_ctx *ctx, struct retire_buf *buf);
-void retire_buf_pool_take_locked(struct retire_ctx *ctx,
-				 struct retire_buf *buf, u8 state);
 int retire_buf_register(struct retire_ctx *ctx, struct retire_buf_reg *reg);
 int retire_buf_import(struct retire_ctx *ctx, struct retire_buf_import *a);
-int retire_buf_engine_check(const struct retire_buf *buf,
-			    const struct retire_engine *e);
+int __retire_buf_engine_check(const struct retire_buf *buf,
+			      const struct retire_engine *e);
 void retire_buf_drop_imports(struct retire_ctx *ctx);
 int retire_buf_unregister(struct retire_ctx *ctx, u64 handle);
 int retire_buf_mmap(struct retire_ctx *ctx, struct vm_area_struct *vma);
 void retire_buf_destroy_all(struct retire_ctx *ctx);
+
+/**
+ * retire_buf_engine_check() - may a request on @buf go to engine @e?
+ * @buf:	the buffer
+ * @e:		the context's engine
+ *
+ * Under the context's lock: after a revocation's walk has taken it, the
+ * import says it is revoked; an attachment's mapping of the buffer's own
+ * pages is counted under it too.
+ *
+ * Return: 0 for a buffer that is not imported, or one attached for @e's
+ * device, if @e serves imports; -EBUSY for a buffer of this context whose
+ * pages a dma-buf's attachment has mapped, on an engine that would map
+ * them again (a page has one DMA mapping at a time: see dmabuf.c);
+ * -ENODEV for an import whose exporter moved or revoked it, or whose
+ * device went; -EOPNOTSUPP if @e does not serve imports; -EXDEV for one
+ * attached for another engine's device (the context was bound to another
+ * engine since).
+ *
+ * Inline for the buffer that is neither, which every request checks.
+ */
+static inline int retire_buf_engine_check(const struct retire_buf *buf,
+					  const struct retire_engine *e)
+{
+	if (likely(!buf->import && !buf->dev_maps))
+		return 0;
+	return __retire_buf_engine_check(buf, e);
+}
+
+/**
+ * retire_buf_pool_put_locked() - a buffer comes back to its pool, FREE
+ * @ctx:	its context
+ * @buf:	the buffer, registered now or its request retired
+ *
+ * A module buffer goes to the tail of the pool's LRU: the last to be
+ * evicted. Inline, as is the take: every request does both.
+ */
+static inline void retire_buf_pool_put_locked(struct retire_ctx *ctx,
+					      struct retire_buf *buf)
+{
+	lockdep_assert_held(&ctx->lock);
+	buf->state = RETIRE_BUF_FREE;
+	if (!buf->user && !buf->exports) {
+		list_add_tail(&buf->lru, &ctx->pool_lru);
+		ctx->pool_free_bytes += buf->len;
+	}
+}
+
+/**
+ * retire_buf_pool_take_locked() - a FREE buffer leaves its pool
+ * @ctx:	its context
+ * @buf:	the buffer
+ * @state:	its new state (a request attached it)
+ */
+static inline void retire_buf_pool_take_locked(struct retire_ctx *ctx,
+					       struct retire_buf *buf, u8 state)
+{
+	lockdep_assert_held(&ctx->lock);
+	if (buf->state == RETIRE_BUF_FREE && !buf->user && !buf->exports) {
+		list_del_init(&buf->lru);
+		ctx->pool_free_bytes -= buf->len;
+	}
+	buf->state = state;
+}
 
 #endif /* _RETIRE_BUF_H */

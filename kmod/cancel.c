@@ -239,13 +239,11 @@ void retire_deadline_arm(struct retire_ctx *ctx, struct retire_req *req,
 /**
  * retire_deadline_disarm() - the request terminated: its deadline goes
  * @ctx:	the context; the caller holds its lock
- * @req:	a WAITING or ACTIVE request
+ * @req:	a WAITING or ACTIVE request with a deadline
  */
 void retire_deadline_disarm(struct retire_ctx *ctx, struct retire_req *req)
 {
 	lockdep_assert_held(&ctx->lock);
-	if (!req->dl)
-		return;
 	timerqueue_del(&ctx->deadlines, &req->dl->node);
 	kmem_cache_free(retire_deadline_cache, req->dl);
 	req->dl = NULL;

@@ -126,31 +126,6 @@ void retire_ctx_stale_locked(struct retire_ctx *ctx, enum retire_stat kind,
 }
 
 /**
- * retire_ctx_lookup_locked() - the live object a handle names, or a stale
- *				notification
- * @ctx:	the context
- * @t:		the table of the handle's kind
- * @handle:	what the caller named
- * @kind:	RETIRE_ST_STALE_* to count if it names nothing live
- *
- * Every path that takes a handle from outside looks it up here: a handle
- * of another kind, a freed slot or an older generation is counted and
- * told, never dereferenced.
- *
- * Return: the object, or NULL (counted).
- */
-void *retire_ctx_lookup_locked(struct retire_ctx *ctx,
-			       const struct retire_slot_table *t, u64 handle,
-			       enum retire_stat kind)
-{
-	void *obj = retire_slot_lookup_locked(t, handle);
-
-	if (!obj)
-		retire_ctx_stale_locked(ctx, kind, t, handle);
-	return obj;
-}
-
-/**
  * retire_ctx_health_locked() - the context's quarantine count changed
  * @ctx: the context
  *

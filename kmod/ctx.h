@@ -197,9 +197,33 @@ typedef int (*retire_ctx_visit_t)(struct retire_ctx *ctx, void *arg);
 int retire_ctx_walk_after(u64 id, retire_ctx_visit_t fn, void *arg);
 void retire_ctx_stale_locked(struct retire_ctx *ctx, enum retire_stat kind,
 			     const struct retire_slot_table *t, u64 handle);
-void *retire_ctx_lookup_locked(struct retire_ctx *ctx,
-			       const struct retire_slot_table *t, u64 handle,
-			       enum retire_stat kind);
+
+/**
+ * retire_ctx_lookup_locked() - the live object a handle names, or a stale
+ *				notification
+ * @ctx:	the context
+ * @t:		the table of the handle's kind
+ * @handle:	what the caller named
+ * @kind:	RETIRE_ST_STALE_* to count if it names nothing live
+ *
+ * Every path that takes a handle from outside looks it up here: a handle
+ * of another kind, a freed slot or an older generation is counted and
+ * told, never dereferenced. Inline: every request's admission looks its
+ * buffer up.
+ *
+ * Return: the object, or NULL (counted).
+ */
+static inline void *retire_ctx_lookup_locked(struct retire_ctx *ctx,
+					     const struct retire_slot_table *t,
+					     u64 handle, enum retire_stat kind)
+{
+	void *obj = retire_slot_lookup_locked(t, handle);
+
+	if (unlikely(!obj))
+		retire_ctx_stale_locked(ctx, kind, t, handle);
+	return obj;
+}
+
 void retire_ctx_health_locked(struct retire_ctx *ctx);
 int retire_ctx_set_limits(struct retire_ctx *ctx,
 			  const struct retire_limits *l);

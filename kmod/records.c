@@ -121,9 +121,9 @@ bool retire_records_ready(struct retire_ctx *ctx)
  * The TERMINAL record of @req, of @outcome and @rflags, was handed over at
  * @now: what reading it means.
  */
-static void retire_terminal_read_locked(struct retire_ctx *ctx,
-					struct retire_req *req, u32 outcome,
-					u32 rflags, ktime_t now)
+static __always_inline void
+retire_terminal_read_locked(struct retire_ctx *ctx, struct retire_req *req,
+			    u32 outcome, u32 rflags, ktime_t now)
 {
 	lockdep_assert_held(&ctx->lock);
 	if (outcome == RETIRE_OUTCOME_COMPLETED)

@@ -71,6 +71,19 @@ void retire_req_queue_locked(struct retire_ctx *ctx, struct retire_req *req,
 		wake_up_interruptible(&ctx->waitq);
 }
 
+/* inlined into the terminal event, which most often ends it */
+static __always_inline void
+__retire_req_end_logical(struct retire_ctx *ctx, struct retire_req *req,
+			 ktime_t now)
+{
+	lockdep_assert_held(&ctx->lock);
+	if (req->logical_done)
+		return;
+	req->logical_done = true;
+	retire_stat_add(&ctx->stats, RETIRE_ST_LOGICAL, -1);
+	retire_stat_hist(&ctx->stats, RETIRE_HIST_LOGICAL, req->t_admit, now);
+}
+
 /**
  * retire_req_end_logical_locked() - nobody waits for it any more
  * @ctx:	the context
@@ -83,30 +96,17 @@ void retire_req_queue_locked(struct retire_ctx *ctx, struct retire_req *req,
 void retire_req_end_logical_locked(struct retire_ctx *ctx,
 				   struct retire_req *req, ktime_t now)
 {
-	lockdep_assert_held(&ctx->lock);
-	if (req->logical_done)
-		return;
-	req->logical_done = true;
-	retire_stat_add(&ctx->stats, RETIRE_ST_LOGICAL, -1);
-	retire_stat_hist(&ctx->stats, RETIRE_HIST_LOGICAL, req->t_admit, now);
+	__retire_req_end_logical(ctx, req, now);
 }
 
-/**
- * retire_req_terminate_at_locked() - the request's terminal event, at @now
- * @ctx:	the context
- * @req:	a WAITING (cancelled before it started) or ACTIVE request
- * @res:	what the device reported
- * @now:	when
- * @keyed:	an ACTIVE request's key counts it (all but the fast lane's)
- *
- * Ends device access: from here no device touches the buffer for this
- * request. The record it owes is the caller's: retire_req_terminated_locked()
- * queues it, the fast lane writes it itself.
+/*
+ * The terminal event's body, inlined into both callers: the fast lane's
+ * and the reports' (retire_req_terminate_locked()) paths are the hot ones.
  */
-void retire_req_terminate_at_locked(struct retire_ctx *ctx,
-				    struct retire_req *req,
-				    const struct retire_engine_result *res,
-				    ktime_t now, bool keyed)
+static __always_inline void
+__retire_req_terminate_at(struct retire_ctx *ctx, struct retire_req *req,
+			  const struct retire_engine_result *res, ktime_t now,
+			  bool keyed)
 {
 	lockdep_assert_held(&ctx->lock);
 	if (req->state == RETIRE_REQ_ACTIVE) {
@@ -133,7 +133,8 @@ void retire_req_terminate_at_locked(struct retire_ctx *ctx,
 		else
 			retire_keys_unwait_locked(ctx, req);
 	}
-	retire_deadline_disarm(ctx, req);
+	if (req->dl)
+		retire_deadline_disarm(ctx, req);
 
 	/* from here the request's memory holds what the terminal event says */
 	req->state = RETIRE_REQ_TERMINATED;
@@ -178,7 +179,27 @@ void retire_req_terminate_at_locked(struct retire_ctx *ctx,
 	if (!req->quarantined)
 		req->buf->state = RETIRE_BUF_HELD;
 
-	retire_req_end_logical_locked(ctx, req, now);
+	__retire_req_end_logical(ctx, req, now);
+}
+
+/**
+ * retire_req_terminate_at_locked() - the request's terminal event, at @now
+ * @ctx:	the context
+ * @req:	a WAITING (cancelled before it started) or ACTIVE request
+ * @res:	what the device reported
+ * @now:	when
+ * @keyed:	an ACTIVE request's key counts it (all but the fast lane's)
+ *
+ * Ends device access: from here no device touches the buffer for this
+ * request. The record it owes is the caller's: retire_req_terminated_locked()
+ * queues it, the fast lane writes it itself.
+ */
+void retire_req_terminate_at_locked(struct retire_ctx *ctx,
+				    struct retire_req *req,
+				    const struct retire_engine_result *res,
+				    ktime_t now, bool keyed)
+{
+	__retire_req_terminate_at(ctx, req, res, now, keyed);
 }
 
 /*
@@ -206,18 +227,9 @@ void retire_req_terminate_locked(struct retire_ctx *ctx,
 {
 	ktime_t now = ktime_get();
 
-	retire_req_terminate_at_locked(ctx, req, res, now, true);
-	retire_req_terminated_locked(ctx, req, now);
-}
-
-/*
- * the device's access ended, the terminal record consumed, no borrow token
- * out, not quarantined
- */
-bool retire_req_may_retire(const struct retire_req *req)
-{
-	return req->state == RETIRE_REQ_TERMINATED && req->consumed &&
-	       !req->tokens && !req->quarantined;
+	__retire_req_terminate_at(ctx, req, res, now, true);
+	retire_req_queue_locked(ctx, req, RETIRE_PEND_TERMINAL);
+	retire_activate_waiting_locked(ctx, now);
 }
 
 /*
@@ -298,10 +310,9 @@ static int retire_refuse_locked(struct retire_ctx *ctx, int err,
  * retire_submit_one() checks them: 0 with the buffer in *@bufp, or the
  * refusal's errno with the counter it goes to in *@bound.
  */
-static int retire_submit_bounds_locked(struct retire_ctx *ctx,
-				       const struct retire_op *op,
-				       struct retire_buf **bufp,
-				       enum retire_stat *bound)
+static __always_inline int
+retire_submit_bounds_locked(struct retire_ctx *ctx, const struct retire_op *op,
+			    struct retire_buf **bufp, enum retire_stat *bound)
 {
 	struct retire_buf *buf;
 	u64 end;
@@ -336,10 +347,9 @@ static int retire_submit_bounds_locked(struct retire_ctx *ctx,
  * A new request for @op on @buf, admitted at @now in the context's next
  * free slot: everything but its deadline, its fence and its start.
  */
-static struct retire_req *retire_req_admit_locked(struct retire_ctx *ctx,
-						  const struct retire_op *op,
-						  struct retire_buf *buf,
-						  ktime_t now, bool fenced)
+static __always_inline struct retire_req *
+retire_req_admit_locked(struct retire_ctx *ctx, const struct retire_op *op,
+			struct retire_buf *buf, ktime_t now, bool fenced)
 {
 	struct retire_req *req;
 	u64 handle;
@@ -555,10 +565,11 @@ int retire_submit_inline_locked(struct retire_ctx *ctx, struct retire_op *op,
 		return retire_refuse_locked(ctx, ret, bound);
 
 	req = retire_req_admit_locked(ctx, op, buf, now, false);
-	retire_deadline_arm(ctx, req, NULL, 0);
+	/* as retire_deadline_arm() leaves a request without one */
+	req->dl = NULL;
 	/* no other request can see it active: its key need not count it */
 	retire_req_run_locked(ctx, req, now, false, &res);
-	retire_req_terminate_at_locked(ctx, req, &res, now, false);
+	__retire_req_terminate_at(ctx, req, &res, now, false);
 	op->handle = req->handle;
 	/* read as it is written: the request retires and its slot is free */
 	retire_record_direct_locked(ctx, req, cqe, now);

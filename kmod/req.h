@@ -200,7 +200,6 @@ void retire_req_terminated_locked(struct retire_ctx *ctx,
 void retire_req_try_retire_locked(struct retire_ctx *ctx,
 				  struct retire_req *req);
 u32 retire_req_cqe_flags(const struct retire_req *req);
-bool retire_req_may_retire(const struct retire_req *req);
 void retire_req_retire_locked(struct retire_ctx *ctx, struct retire_req *req,
 			      ktime_t now, bool record);
 
@@ -217,5 +216,15 @@ static inline struct retire_req *retire_req_at(struct retire_ctx *ctx, u32 idx)
 
 bool retire_req_publishable_locked(const struct retire_ctx *ctx,
 				   const struct retire_req *req);
+
+/*
+ * the device's access ended, the terminal record consumed, no borrow token
+ * out, not quarantined
+ */
+static inline bool retire_req_may_retire(const struct retire_req *req)
+{
+	return req->state == RETIRE_REQ_TERMINATED && req->consumed &&
+	       !req->tokens && !req->quarantined;
+}
 
 #endif /* _RETIRE_REQ_H */

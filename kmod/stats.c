@@ -72,37 +72,13 @@ void retire_stat_owned(struct retire_ctx_stats *st, s64 d)
 EXPORT_SYMBOL_IF_KUNIT(retire_stat_owned);
 
 /**
- * retire_hist_bucket() - the log2 bucket of a latency
- * @ns: nanoseconds
- *
- * Return: i such that the latency lies in [2^i, 2^(i+1)) microseconds;
- * 0 under 2 us, RETIRE_HIST_BUCKETS - 1 for everything above the range.
+ * __retire_stat_hist_module() - one observation of a folded context
+ * @h:	which histogram
+ * @b:	its bucket
  */
-unsigned int retire_hist_bucket(u64 ns)
+void __retire_stat_hist_module(enum retire_hist h, unsigned int b)
 {
-	u64 us = div_u64(ns, NSEC_PER_USEC);
-
-	if (!us)
-		return 0;
-	return min_t(unsigned int, ilog2(us), RETIRE_HIST_BUCKETS - 1);
-}
-EXPORT_SYMBOL_IF_KUNIT(retire_hist_bucket);
-
-/**
- * retire_stat_hist() - record one latency observation
- * @st:		the context's counters
- * @h:		which histogram
- * @from:	start of the interval
- * @to:		end of the interval
- */
-void retire_stat_hist(struct retire_ctx_stats *st, enum retire_hist h,
-		      ktime_t from, ktime_t to)
-{
-	unsigned int b = retire_hist_bucket(ktime_to_ns(ktime_sub(to, from)));
-
-	st->hist[h][b]++;
-	if (unlikely(st->folded))
-		atomic64_inc(&retire_mod_hist[h][b]);
+	atomic64_inc(&retire_mod_hist[h][b]);
 }
 
 /**
