@@ -18,7 +18,7 @@
 #include "stats.h"
 
 /* CONTEXTS, OWNED_BYTES and OWNED_HWM as they move; the rest folded */
-static atomic64_t retire_mod_v[RETIRE_ST_NR];
+atomic64_t retire_mod_v[RETIRE_ST_NR];
 static atomic64_t retire_mod_hist[RETIRE_HIST_NR][RETIRE_HIST_BUCKETS];
 
 /* enum retire_stat indexes the leading __u64 fields of struct retire_stats */
@@ -47,29 +47,20 @@ void __retire_stat_module_add(enum retire_stat i, s64 d)
 }
 
 /**
- * retire_stat_owned() - move owned bytes, keeping both high-waters
- * @st:	the context's counters
- * @d:	bytes (negative when released)
+ * __retire_stat_owned_hwm() - the module's owned bytes reached @now
+ * @now: owned bytes, module-wide, after an admission
  *
- * The high-water is continuous: it follows every admission, not a sample.
+ * Raises the module's high-water to @now unless another CPU raised it past.
  */
-void retire_stat_owned(struct retire_ctx_stats *st, s64 d)
+void __retire_stat_owned_hwm(s64 now)
 {
-	s64 now, hwm;
+	s64 hwm = atomic64_read(&retire_mod_v[RETIRE_ST_OWNED_HWM]);
 
-	st->v[RETIRE_ST_OWNED_BYTES] += d;
-	now = atomic64_add_return(d, &retire_mod_v[RETIRE_ST_OWNED_BYTES]);
-	if (d <= 0)
-		return;
-	if (st->v[RETIRE_ST_OWNED_BYTES] > st->v[RETIRE_ST_OWNED_HWM])
-		st->v[RETIRE_ST_OWNED_HWM] = st->v[RETIRE_ST_OWNED_BYTES];
-	hwm = atomic64_read(&retire_mod_v[RETIRE_ST_OWNED_HWM]);
 	while (now > hwm &&
 	       !atomic64_try_cmpxchg(&retire_mod_v[RETIRE_ST_OWNED_HWM],
 				     &hwm, now))
 		;
 }
-EXPORT_SYMBOL_IF_KUNIT(retire_stat_owned);
 
 /**
  * __retire_stat_hist_module() - one observation of a folded context

@@ -61,6 +61,12 @@ enum retire_stat {
 	RETIRE_ST_NR
 };
 
+/*
+ * The module's counters kept as they move (CONTEXTS, OWNED_BYTES and
+ * OWNED_HWM), for retire_stat_owned() inline; the rest are folded
+ */
+extern atomic64_t retire_mod_v[RETIRE_ST_NR];
+
 enum retire_hist {
 	RETIRE_HIST_LOGICAL,
 	RETIRE_HIST_CQ_WAIT,
@@ -88,7 +94,7 @@ struct retire_ctx_stats {
 
 void __retire_stat_module_add(enum retire_stat i, s64 d);
 void __retire_stat_hist_module(enum retire_hist h, unsigned int b);
-void retire_stat_owned(struct retire_ctx_stats *st, s64 d);
+void __retire_stat_owned_hwm(s64 now);
 void retire_stats_export(const struct retire_ctx_stats *st,
 			 struct retire_stats *out);
 void retire_stats_module_base(struct retire_stats *out);
@@ -126,6 +132,27 @@ static inline void retire_stat_inc(struct retire_ctx_stats *st,
 				   enum retire_stat i)
 {
 	retire_stat_add(st, i, 1);
+}
+
+/**
+ * retire_stat_owned() - move owned bytes, keeping both high-waters
+ * @st:	the context's counters
+ * @d:	bytes (negative when released)
+ *
+ * The high-water is continuous: it follows every admission, not a sample.
+ */
+static inline void retire_stat_owned(struct retire_ctx_stats *st, s64 d)
+{
+	s64 now;
+
+	st->v[RETIRE_ST_OWNED_BYTES] += d;
+	now = atomic64_add_return(d, &retire_mod_v[RETIRE_ST_OWNED_BYTES]);
+	if (d <= 0)
+		return;
+	if (st->v[RETIRE_ST_OWNED_BYTES] > st->v[RETIRE_ST_OWNED_HWM])
+		st->v[RETIRE_ST_OWNED_HWM] = st->v[RETIRE_ST_OWNED_BYTES];
+	if (now > atomic64_read(&retire_mod_v[RETIRE_ST_OWNED_HWM]))
+		__retire_stat_owned_hwm(now);
 }
 
 /**
