@@ -292,8 +292,10 @@ static int retire_req_cancel_locked(struct retire_ctx *ctx,
 		retire_req_end_logical_locked(ctx, req, now);
 		retire_req_queue_locked(ctx, req, RETIRE_PEND_CANCEL_ACK);
 	}
-	if (!ret)
-		retire_req_terminate_locked(ctx, req, &cancelled);
+	if (!ret) {
+		retire_req_terminate_at_locked(ctx, req, &cancelled, now, true);
+		retire_req_terminated_locked(ctx, req, now);
+	}
 	retire_stat_inc(&ctx->stats, ret ? RETIRE_ST_CANCEL_ALREADY :
 					   RETIRE_ST_CANCEL_OK);
 	return ret;
@@ -323,6 +325,10 @@ int retire_req_cancel(struct retire_ctx *ctx, u64 handle)
 	req = retire_ctx_lookup_locked(ctx, &ctx->reqs, handle,
 				       RETIRE_ST_STALE_CANCEL);
 	if (req && retire_req_in_flight(req)) {
+		/*
+		 * The clock now, not the batch's: an engine's report or an
+		 * activation since the batch began may be later than that
+		 */
 		ret = retire_req_cancel_locked(ctx, req, ktime_get());
 	} else {
 		ret = -ENOENT;
