@@ -63,10 +63,9 @@ retire_req_work_locked(struct retire_ctx *ctx, struct retire_req *req,
  * device when run() returns, under the lock it was called with. Inline:
  * the fast lane runs it for every request.
  */
-static inline void retire_req_run_locked(struct retire_ctx *ctx,
-					 struct retire_req *req, ktime_t now,
-					 bool keyed,
-					 struct retire_engine_result *res)
+static __always_inline void
+retire_req_run_locked(struct retire_ctx *ctx, struct retire_req *req,
+		      ktime_t now, bool keyed, struct retire_engine_result *res)
 {
 	struct retire_engine_work w;
 
