@@ -197,6 +197,9 @@ cpus=2
 # (stock 6.1 never brings its second CPU up so: use it on 6.12)
 icount=()
 [ -n "${RETIRE_ICOUNT:-}" ] && icount=(-icount shift=0)
+# RETIRE_VM_QEMU_ARGS: more QEMU arguments, split on spaces (profile.sh's
+# execution log)
+read -r -a qemu_more <<<"${RETIRE_VM_QEMU_ARGS:-}"
 # The host's root and the tree are read-only to the guest and nothing on
 # the host changes them while it runs, so the guest caches what it reads
 # of them (9p cache=loose): a Python start under TCG takes 1 s instead of
@@ -213,7 +216,7 @@ cache9p=${RETIRE_VM_9P_CACHE:-loose}
 for boot in 1 2; do
 	rc=0
 	timeout --kill-after=10 "$bound" qemu-system-x86_64 \
-		-accel tcg "${icount[@]}" "${edu[@]}" -cpu max -smp "$cpus" -m "$mem" \
+		-accel tcg "${icount[@]}" "${edu[@]}" "${qemu_more[@]}" -cpu max -smp "$cpus" -m "$mem" \
 		-display none -monitor none -no-reboot \
 		-serial "file:$outdir/console.log" \
 		-kernel "$image" -initrd "$initrd" \
