@@ -228,8 +228,7 @@ void retire_req_terminate_locked(struct retire_ctx *ctx,
 	ktime_t now = ktime_get();
 
 	__retire_req_terminate_at(ctx, req, res, now, true);
-	retire_req_queue_locked(ctx, req, RETIRE_PEND_TERMINAL);
-	retire_activate_waiting_locked(ctx, now);
+	retire_req_terminated_locked(ctx, req, now);
 }
 
 /*
