@@ -782,6 +782,7 @@ TEST_F(bad, every_command_checks_struct_size_and_pointer)
 		{ 0x0b, sizeof(struct retire_sim_event), "SIM_INJECT" },
 		{ 0x0c, sizeof(struct retire_limits_arg), "LIMITS" },
 		{ 0x0d, sizeof(struct retire_epoch_arg), "EPOCH" },
+		{ 0x0e, sizeof(struct retire_enter), "ENTER" },
 		{ 0x13, sizeof(struct retire_cancel_match), "CANCEL_MATCH" },
 		{ 0x14, sizeof(struct retire_buf_export), "BUF_EXPORT" },
 		{ 0x15, sizeof(struct retire_buf_import), "BUF_IMPORT" },

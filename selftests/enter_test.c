@@ -12,6 +12,7 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -256,6 +257,39 @@ TEST_F(en, small_record_arrays_never_lose_a_record)
 static int en_raw(int fd, struct retire_enter *e)
 {
 	return ioctl(fd, RETIRE_IOC_ENTER, e) < 0 ? -errno : 0;
+}
+
+/*
+ * ENTER writes back its two outputs, done and reaped, and nothing else of
+ * the caller's structure: one whose reserved tail lies in a read-only page
+ * works (a write-back of the whole structure faulted on it), and the tail
+ * a caller could read back is as it was.
+ */
+TEST_F(en, enter_writes_back_only_done_and_reaped)
+{
+	struct retire_cqe cqes[4];
+	struct retire_enter *e;
+	long pg = sysconf(_SC_PAGESIZE);
+	char *map;
+
+	map = mmap(NULL, 2 * pg, PROT_READ | PROT_WRITE,
+		   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	ASSERT_NE(MAP_FAILED, map);
+	/* done and reaped in the first page, reserved[] in the second */
+	e = (struct retire_enter *)(map + pg -
+				    offsetof(struct retire_enter, reserved));
+	e->cqes = (__u64)(uintptr_t)cqes;
+	e->nr_cqes = 4;
+	e->done = 7;
+	e->reaped = 9;
+	ASSERT_EQ(0, mprotect(map + pg, pg, PROT_READ));
+	EXPECT_EQ(0, en_raw(retire_get_fd(self->r), e));
+	EXPECT_EQ(0, e->done);
+	EXPECT_EQ(0, e->reaped);
+	EXPECT_EQ(0, e->reserved[0]);
+	EXPECT_EQ(0, e->reserved[1]);
+	EXPECT_EQ(4, e->nr_cqes);
+	EXPECT_EQ(0, munmap(map, 2 * pg));
 }
 
 /*
