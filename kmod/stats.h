@@ -140,14 +140,19 @@ static inline void retire_stat_inc(struct retire_ctx_stats *st,
  * @d:	bytes (negative when released)
  *
  * The high-water is continuous: it follows every admission, not a sample.
+ * Nothing moves for @d of 0, so that contexts whose requests carry no
+ * bytes share no cache line.
  */
 static inline void retire_stat_owned(struct retire_ctx_stats *st, s64 d)
 {
 	s64 now;
 
+	/* a request without bytes must not touch the module's cache line */
+	if (!d)
+		return;
 	st->v[RETIRE_ST_OWNED_BYTES] += d;
 	now = atomic64_add_return(d, &retire_mod_v[RETIRE_ST_OWNED_BYTES]);
-	if (d <= 0)
+	if (d < 0)
 		return;
 	if (st->v[RETIRE_ST_OWNED_BYTES] > st->v[RETIRE_ST_OWNED_HWM])
 		st->v[RETIRE_ST_OWNED_HWM] = st->v[RETIRE_ST_OWNED_BYTES];
