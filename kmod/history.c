@@ -9,6 +9,8 @@
 #include <linux/seq_file.h>
 #include <linux/slab.h>
 
+#include "names.h"
+
 #define CREATE_TRACE_POINTS
 #include "history.h"
 
@@ -111,25 +113,7 @@ int retire_history_copy_id(u64 id, struct retire_history_event *out, u32 *nr,
 	return f.ret;
 }
 
-static const char * const retire_event_names[] = {
-	[RETIRE_EV_SUBMIT] = "submit",
-	[RETIRE_EV_ACTIVATE] = "activate",
-	[RETIRE_EV_TERMINAL] = "terminal",
-	[RETIRE_EV_TIMEOUT] = "timeout",
-	[RETIRE_EV_CANCEL] = "cancel",
-	[RETIRE_EV_BORROW] = "borrow",
-	[RETIRE_EV_RETURN] = "return",
-	[RETIRE_EV_HANDOFF] = "handoff",
-	[RETIRE_EV_RETIRE] = "retire",
-	[RETIRE_EV_STALE] = "stale",
-	[RETIRE_EV_QUARANTINE] = "quarantine",
-	[RETIRE_EV_RESET] = "reset",
-	[RETIRE_EV_FENCE] = "fence",
-	[RETIRE_EV_GATE] = "gate",
-	[RETIRE_EV_EXPORT] = "export",
-	[RETIRE_EV_IMPORT] = "import",
-	[RETIRE_EV_REVOKE] = "revoke",
-};
+static const char * const retire_event_names[] = RETIRE_EVENT_NAME_TABLE;
 
 /**
  * retire_history_show() - the history as text, one event a line

@@ -21,18 +21,6 @@
 atomic64_t retire_mod_v[RETIRE_ST_NR];
 static atomic64_t retire_mod_hist[RETIRE_HIST_NR][RETIRE_HIST_BUCKETS];
 
-/* enum retire_stat indexes the leading __u64 fields of struct retire_stats */
-static_assert(offsetof(struct retire_stats, retired) ==
-	      RETIRE_ST_RETIRED * sizeof(__u64));
-static_assert(offsetof(struct retire_stats, contexts) ==
-	      RETIRE_ST_CONTEXTS * sizeof(__u64));
-static_assert(offsetof(struct retire_stats, engine_bytes) ==
-	      RETIRE_ST_ENGINE_BYTES * sizeof(__u64));
-static_assert(offsetof(struct retire_stats, device_outstanding) ==
-	      RETIRE_ST_DEVICE * sizeof(__u64));
-static_assert(offsetof(struct retire_stats, lat_logical) ==
-	      RETIRE_ST_NR * sizeof(__u64));
-
 /**
  * __retire_stat_module_add() - add @d to the module's counter @i
  * @i:	which

@@ -11,19 +11,10 @@
 
 #include <linux/tracepoint.h>
 
-#define retire_show_outcome(o)						\
-	__print_symbolic(o,						\
-			 { RETIRE_OUTCOME_COMPLETED, "completed" },	\
-			 { RETIRE_OUTCOME_FAILED, "failed" },		\
-			 { RETIRE_OUTCOME_CANCELLED, "cancelled" })
+#include "names.h"
 
-#define retire_show_stale(k)						\
-	__print_symbolic(k,						\
-			 { RETIRE_STALE_ENGINE, "engine" },		\
-			 { RETIRE_STALE_CANCEL, "cancel" },		\
-			 { RETIRE_STALE_TOKEN, "token" },		\
-			 { RETIRE_STALE_USER, "user" },			\
-			 { RETIRE_STALE_PUBLISHED, "published" })
+#define retire_show_outcome(o)	__print_symbolic(o, RETIRE_TP_OUTCOMES)
+#define retire_show_stale(k)	__print_symbolic(k, RETIRE_TP_STALES)
 
 /* one request's event: the handle decoded, and two values per event */
 DECLARE_EVENT_CLASS(retire_req_event,

@@ -126,6 +126,8 @@ check "include/retire/libretire.h" test -f "$root/include/retire/libretire.h"
 check "include/retire/linux/retire.h" test -f "$root/include/retire/linux/retire.h"
 check "include/retire/linux/retire_netlink.h" \
 	test -f "$root/include/retire/linux/retire_netlink.h"
+check "include/retire/linux/retire_names.h" \
+	test -f "$root/include/retire/linux/retire_names.h"
 check "no header outside include/retire/" \
 	test -z "$(find "$root/include" -type f ! -path "$root/include/retire/*")"
 check "bin/retirectl is executable" test -x "$root/bin/retirectl"

@@ -32,6 +32,7 @@
 #include <time.h>
 
 #include "libretire.h"
+#include <linux/retire_names.h>
 
 #define PAD		300
 #define BATCH		16
@@ -51,11 +52,15 @@ static const char *h(__u64 handle)
 {
 	static char buf[4][48];
 	static int i;
-	static const char *const kinds[] = { "kind0", "buf", "req", "token" };
+#define KIND(NAME, name)	[RETIRE_KIND_##NAME] = #name,
+	static const char *const kinds[] = {
+		[0] = "kind0", RETIRE_KIND_NAMES(KIND, KIND)
+	};
+#undef KIND
 	char *b = buf[i++ % 4];
 
 	snprintf(b, sizeof(buf[0]), "%s slot %u gen %u",
-		 RETIRE_HANDLE_KIND(handle) < 4 ?
+		 RETIRE_HANDLE_KIND(handle) < sizeof(kinds) / sizeof(kinds[0]) ?
 		 kinds[RETIRE_HANDLE_KIND(handle)] : "?",
 		 RETIRE_HANDLE_SLOT(handle), RETIRE_HANDLE_GEN(handle));
 	return b;

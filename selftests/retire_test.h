@@ -30,6 +30,7 @@
 #include <unistd.h>
 
 #include "libretire.h"
+#include <linux/retire_names.h>
 
 /*
  * The harness's TEST_F() wrapper keeps a local across setjmp(); gcc 12
@@ -489,22 +490,8 @@ static const struct {
 	const char *name;
 	size_t off;
 } rt_stat_fields[] = {
-#define RT_F(x) { #x, __builtin_offsetof(struct retire_stats, x) }
-	RT_F(admitted), RT_F(refused), RT_F(completed), RT_F(failed),
-	RT_F(cancelled), RT_F(timed_out), RT_F(cancel_ok),
-	RT_F(cancel_already), RT_F(cancel_noent), RT_F(stale_engine),
-	RT_F(stale_cancel), RT_F(stale_token), RT_F(stale_user),
-	RT_F(protocol_errors), RT_F(consumer_errors),
-	RT_F(access_violations), RT_F(retired), RT_F(tokens_out),
-	RT_F(logical_outstanding), RT_F(physical_outstanding),
-	RT_F(owned_bytes), RT_F(owned_bytes_hwm), RT_F(pinned_bytes),
-	RT_F(buffers), RT_F(contexts), RT_F(refused_unretired),
-	RT_F(refused_reserved), RT_F(refused_waiting),
-	RT_F(refused_quarantine), RT_F(refused_injected),
-	RT_F(refused_tokens), RT_F(refused_pinned), RT_F(refused_pool),
-	RT_F(refused_buffers), RT_F(published), RT_F(stale_published),
-	RT_F(quarantined), RT_F(quarantined_now), RT_F(evicted),
-	RT_F(pool_bytes), RT_F(engine_bytes), RT_F(device_outstanding),
+#define RT_F(NAME, x) { #x, __builtin_offsetof(struct retire_stats, x) },
+	RETIRE_STAT_NAMES(RT_F, RT_F)
 #undef RT_F
 };
 

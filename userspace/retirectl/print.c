@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include <json-c/json.h>
+#include <linux/retire_names.h>
 
 #include "print.h"
 #include "retirectl.h"
@@ -97,50 +98,9 @@ _Static_assert(ARRAY_SIZE(engine_fields) ==
 	       "every attribute of the engine attribute set has a name");
 
 /* the counters of the stats attribute set, by their struct field names */
-#define STAT(name)	FIELD(struct retire_stats, name)
+#define STAT(NAME, name)	FIELD(struct retire_stats, name),
 const struct field stat_fields[] = {
-	STAT(admitted),
-	STAT(refused),
-	STAT(completed),
-	STAT(failed),
-	STAT(cancelled),
-	STAT(timed_out),
-	STAT(cancel_ok),
-	STAT(cancel_already),
-	STAT(cancel_noent),
-	STAT(stale_engine),
-	STAT(stale_cancel),
-	STAT(stale_token),
-	STAT(stale_user),
-	STAT(protocol_errors),
-	STAT(consumer_errors),
-	STAT(access_violations),
-	STAT(retired),
-	STAT(tokens_out),
-	STAT(logical_outstanding),
-	STAT(physical_outstanding),
-	STAT(owned_bytes),
-	STAT(owned_bytes_hwm),
-	STAT(pinned_bytes),
-	STAT(buffers),
-	STAT(contexts),
-	STAT(refused_unretired),
-	STAT(refused_reserved),
-	STAT(refused_waiting),
-	STAT(refused_quarantine),
-	STAT(refused_injected),
-	STAT(refused_tokens),
-	STAT(refused_pinned),
-	STAT(refused_pool),
-	STAT(refused_buffers),
-	STAT(published),
-	STAT(stale_published),
-	STAT(quarantined),
-	STAT(quarantined_now),
-	STAT(evicted),
-	STAT(pool_bytes),
-	STAT(engine_bytes),
-	STAT(device_outstanding),
+	RETIRE_STAT_NAMES(STAT, STAT)
 };
 #undef STAT
 
@@ -584,11 +544,9 @@ static void print_event_json(const struct retire_event *ev)
 		jadd(o, "type", jstring("stale"));
 		jadd_u64(o, "ctx_id", ev->ctx_id);
 		jadd_u64(o, "pid", ev->pid);
-		jadd_u64(o, "engine", ev->stale_engine);
-		jadd_u64(o, "cancel", ev->stale_cancel);
-		jadd_u64(o, "token", ev->stale_token);
-		jadd_u64(o, "user", ev->stale_user);
-		jadd_u64(o, "published", ev->stale_published);
+#define STALE_JSON(NAME, name)	jadd_u64(o, #name, ev->stale_##name);
+		RETIRE_STALE_NAMES(STALE_JSON, STALE_JSON)
+#undef STALE_JSON
 	} else {
 		jadd(o, "type", jstring("health"));
 		jadd(o, "event", jstring(health_name(ev->health_event, buf,
@@ -670,55 +628,30 @@ void ctx_describe(__u64 ctx_id, __u32 pid, struct ctx_desc *d)
 
 /* ---- history --------------------------------------------------------------- */
 
+#define EVENT_NAME(NAME, name)		[RETIRE_EV_##NAME] = #name,
+#define OUTCOME_NAME(NAME, name)	[RETIRE_OUTCOME_##NAME] = #name,
+#define STALE_NAME(NAME, name)		[RETIRE_STALE_##NAME] = #name,
+#define KIND_NAME(NAME, name)		[RETIRE_KIND_##NAME] = #name,
 static const char *const event_names[] = {
-	[RETIRE_EV_SUBMIT] = "submit",
-	[RETIRE_EV_ACTIVATE] = "activate",
-	[RETIRE_EV_TERMINAL] = "terminal",
-	[RETIRE_EV_TIMEOUT] = "timeout",
-	[RETIRE_EV_CANCEL] = "cancel",
-	[RETIRE_EV_BORROW] = "borrow",
-	[RETIRE_EV_RETURN] = "return",
-	[RETIRE_EV_HANDOFF] = "handoff",
-	[RETIRE_EV_RETIRE] = "retire",
-	[RETIRE_EV_STALE] = "stale",
-	[RETIRE_EV_QUARANTINE] = "quarantine",
-	[RETIRE_EV_RESET] = "reset",
-	[RETIRE_EV_FENCE] = "fence",
-	[RETIRE_EV_GATE] = "gate",
-	[RETIRE_EV_EXPORT] = "export",
-	[RETIRE_EV_IMPORT] = "import",
-	[RETIRE_EV_REVOKE] = "revoke",
+	RETIRE_EVENT_NAMES(EVENT_NAME, EVENT_NAME)
 };
+static const char *const outcome_names[] = {
+	RETIRE_OUTCOME_NAMES(OUTCOME_NAME, OUTCOME_NAME)
+};
+/* the stale counter a RETIRE_EV_STALE event moved, as stats names it */
+static const char *const stale_names[] = {
+	RETIRE_STALE_NAMES(STALE_NAME, STALE_NAME)
+};
+static const char *const kind_names[] = {
+	RETIRE_KIND_NAMES(KIND_NAME, KIND_NAME)
+};
+#undef EVENT_NAME
+#undef OUTCOME_NAME
+#undef STALE_NAME
+#undef KIND_NAME
 
 _Static_assert(ARRAY_SIZE(event_names) == RETIRE_EV_REVOKE + 1,
 	       "every history event has a name");
-
-static const char *const outcome_names[] = {
-	[RETIRE_OUTCOME_COMPLETED] = "completed",
-	[RETIRE_OUTCOME_FAILED] = "failed",
-	[RETIRE_OUTCOME_CANCELLED] = "cancelled",
-	[RETIRE_OUTCOME_TIMED_OUT] = "timed_out",
-	[RETIRE_OUTCOME_CANCEL_REQUESTED] = "cancel_requested",
-	[RETIRE_OUTCOME_OUTSTANDING_WORK] = "outstanding_work",
-	[RETIRE_OUTCOME_UNKNOWN] = "unknown",
-	[RETIRE_OUTCOME_STALE] = "stale",
-	[RETIRE_OUTCOME_RETIRED] = "retired",
-};
-
-/* RETIRE_STALE_*: the stale counter an event moved, as stats names it */
-static const char *const stale_names[] = {
-	[RETIRE_STALE_ENGINE] = "engine",
-	[RETIRE_STALE_CANCEL] = "cancel",
-	[RETIRE_STALE_TOKEN] = "token",
-	[RETIRE_STALE_USER] = "user",
-	[RETIRE_STALE_PUBLISHED] = "published",
-};
-
-static const char *const kind_names[] = {
-	[RETIRE_KIND_BUF] = "buf",
-	[RETIRE_KIND_REQ] = "req",
-	[RETIRE_KIND_TOKEN] = "token",
-};
 
 /* RETIRE_DEV_* by bit */
 static const char *const dev_flag_names[] = {

@@ -9,6 +9,7 @@
 # failure, exits 1 if any.
 import json
 import os
+import re
 import subprocess
 import sys
 
@@ -44,18 +45,18 @@ LIMITS = ["max_unretired", "max_active", "max_active_per_key", "max_waiting",
 ENGINE = ["flags", "flag_names", "latency_ns", "tick_ns", "bytes_per_tick",
           "fail_every", "fail_submit_every", "seed", "rate_bps",
           "burst_bytes", "finish_ns"]
-STATS = ["admitted", "refused", "completed", "failed", "cancelled",
-         "timed_out", "cancel_ok", "cancel_already", "cancel_noent",
-         "stale_engine", "stale_cancel", "stale_token", "stale_user",
-         "protocol_errors", "consumer_errors", "access_violations",
-         "retired", "tokens_out", "logical_outstanding",
-         "physical_outstanding", "owned_bytes", "owned_bytes_hwm",
-         "pinned_bytes", "buffers", "contexts", "refused_unretired",
-         "refused_reserved", "refused_waiting", "refused_quarantine",
-         "refused_injected", "refused_tokens", "refused_pinned",
-         "refused_pool", "refused_buffers", "published", "stale_published",
-         "quarantined", "quarantined_now", "evicted", "pool_bytes",
-         "engine_bytes", "device_outstanding"]
+def vocabulary(macro):
+    """The names one list of uapi/linux/retire_names.h gives, in order."""
+    path = os.path.join(os.path.dirname(US), "uapi", "linux",
+                        "retire_names.h")
+    with open(path) as f:
+        text = f.read()
+    body = text.split("#define %s(X, X_LAST)" % macro, 1)[1]
+    body = body.split("\n\n", 1)[0]
+    return re.findall(r"X(?:_LAST)?\(\w+, (\w+)\)", body)
+
+
+STATS = vocabulary("RETIRE_STAT_NAMES")
 U64_MAX = 2**64 - 1
 
 
