@@ -216,7 +216,8 @@ int retire_enter_rings(struct retire_ctx *ctx, struct retire_enter *e)
 	int n, ret;
 
 	mutex_lock(&ctx->mutex);
-	ret = retire_ring_take_ops(ctx, e->nr_ops, &e->done, &e->reaped);
+	ret = retire_ring_take_ops(ctx, e->nr_ops, e->min_complete, &e->done,
+				   &e->reaped);
 	for (;;) {
 		if (ret)
 			break;

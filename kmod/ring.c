@@ -333,21 +333,23 @@ static u32 retire_ring_lane_run(struct retire_ctx *ctx, struct retire_op *op,
  * retire_ring_take_ops() - run operations queued in the submission ring
  * @ctx:	the context; the caller holds ctx->mutex
  * @nr:		the most to run
+ * @min_complete: the records the caller will wait for
  * @done:	how many ran
  * @posted:	how many records the fast lane wrote into the completion ring
  *
- * The indices of both rings are checked first: nothing runs if either is
- * out of bounds. Each operation runs as RETIRE_IOC_ENTER runs it
+ * The indices of both rings and @min_complete are checked first: nothing
+ * runs if an index is out of bounds or the completion ring could never
+ * hold @min_complete records. Each operation runs as RETIRE_IOC_ENTER runs it
  * (retire_op_run()), at the batch's time. A request the fast lane takes
  * (an engine that runs inline, one record) is admitted, run and retired
  * in one step, its record written straight into the completion ring while
  * it has room: consecutive ones share one hold of the context lock, up to
  * RETIRE_CTX_BATCH of them.
  *
- * Return: 0, or -EINVAL without rings or for a bad index.
+ * Return: 0, or -EINVAL without rings, for a bad index or @min_complete.
  */
-int retire_ring_take_ops(struct retire_ctx *ctx, u32 nr, u32 *done,
-			 u32 *posted)
+int retire_ring_take_ops(struct retire_ctx *ctx, u32 nr, u32 min_complete,
+			 u32 *done, u32 *posted)
 {
 	struct retire_ring *ring = ctx->ring;
 	u32 queued, unread, room, i;
@@ -358,7 +360,8 @@ int retire_ring_take_ops(struct retire_ctx *ctx, u32 nr, u32 *done,
 	lockdep_assert_held(&ctx->mutex);
 	*done = 0;
 	*posted = 0;
-	if (!ring || retire_ring_check(ring, &queued, &unread))
+	if (!ring || min_complete > ring->cq_entries ||
+	    retire_ring_check(ring, &queued, &unread))
 		return -EINVAL;
 	nr = min(nr, queued);
 	/* the batch is handed over at once: one admission time for all */

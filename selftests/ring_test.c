@@ -281,7 +281,7 @@ TEST_F(ring, records_come_in_their_order_each_once)
 	}
 	ASSERT_EQ(13, self->log.n);
 	for (i = 0; i < 6; i += 2)
-		retire_prep_retire(rg_op(&self->g), h[i]);
+		retire_prep_release(rg_op(&self->g), h[i]);
 	ASSERT_EQ(0, rg_enter(&self->g, 3, 3, &e));
 	for (i = 0; i < 3; i++)
 		EXPECT_EQ(0, rg_queued(&self->g, i)->result);
@@ -344,10 +344,10 @@ TEST_F(ring, every_request_retires_once_through_the_rings)
 	EXPECT_EQ(NBUF, term);
 	/* the explicit half, then every one again */
 	for (i = 0; i < NBUF; i += 2)
-		retire_prep_retire(rg_op(&self->g), h[i]);
+		retire_prep_release(rg_op(&self->g), h[i]);
 	ASSERT_EQ(0, rg_enter(&self->g, NBUF / 2, NBUF / 2, &e));
 	for (i = 0; i < NBUF; i++)
-		retire_prep_retire(rg_op(&self->g), h[i]);
+		retire_prep_release(rg_op(&self->g), h[i]);
 	ASSERT_EQ(0, rg_enter(&self->g, NBUF, 0, &e));
 	for (i = 0; i < NBUF; i++)
 		EXPECT_EQ(-ENOENT, rg_queued(&self->g, NBUF - 1 - i)->result);
@@ -826,7 +826,7 @@ TEST_F(ring, the_fast_lane_gives_the_records_the_ready_list_gives)
 
 	/* each one retired as its record was written: a RETIRE finds none */
 	for (i = 0; i < NBUF; i++)
-		retire_prep_retire(rg_op(&self->g), h[i]);
+		retire_prep_release(rg_op(&self->g), h[i]);
 	ASSERT_EQ(0, rg_enter(&self->g, NBUF, 0, &e));
 	for (i = 0; i < NBUF; i++)
 		EXPECT_EQ(-ENOENT, rg_queued(&self->g, NBUF - 1 - i)->result);
@@ -903,7 +903,7 @@ TEST_F(ring, the_fast_lane_refuses_as_the_other_path_refuses)
 	EXPECT_EQ(before.refused_reserved + 1, after.refused_reserved);
 
 	/* the held request retires, and the lane takes the buffer again */
-	retire_prep_retire(rg_op(&self->g), held);
+	retire_prep_release(rg_op(&self->g), held);
 	rg_submit(&self->g, self->buf[1], 8, 0, RG_LANE);
 	ASSERT_EQ(0, rg_enter(&self->g, 2, 2, &e));
 	EXPECT_EQ(0, rg_queued(&self->g, 1)->result);
@@ -978,7 +978,7 @@ TEST_F(ring, the_fast_lane_keeps_the_order_of_a_mixed_batch)
 	}
 	/* the explicit ones retire now */
 	for (i = 2; i < 48; i += 4)
-		retire_prep_retire(rg_op(&self->g), h[i]);
+		retire_prep_release(rg_op(&self->g), h[i]);
 	ASSERT_EQ(0, rg_enter(&self->g, 12, 0, &e));
 	ASSERT_LE(0, rg_drain(&self->g, &self->log));
 	for (i = 0; i < 48; i++) {
@@ -1064,6 +1064,69 @@ TEST_F(ring, process_killed_in_the_fast_lane_leaves_nothing)
 		SKIP(return, "no null engine");
 	EXPECT_EQ(0, rt_kill_children(self->r, 6, rg_lane_child, &base, &now))
 		TH_LOG("%s", rt_stats_diff(&base, &now, NULL) ?: "gauges");
+}
+
+/*
+ * A min_complete above the completion ring's size can never be met: the
+ * call fails with -EINVAL before anything runs, as for a bad index. The
+ * operation queued stays queued, and runs once an ENTER asks for what
+ * the ring can hold.
+ */
+TEST_F(ring, min_complete_above_the_ring_fails_before_anything_runs)
+{
+	struct retire_enter e;
+	__u32 tail;
+
+	ASSERT_EQ(0, rg_open(&self->g, self->fd, 8, 2));
+	ASSERT_EQ(0, rt_set_latency(self->r, RETIRE_SIM_F_INLINE, 0));
+	EXPECT_EQ(-EINVAL, rg_enter(&self->g, 0, 3, NULL));
+	tail = atomic_load(self->g.cq_tail);
+	rg_submit(&self->g, self->buf[0], 1, 0, RETIRE_SQE_F_AUTO_RETIRE);
+	EXPECT_EQ(-EINVAL, rg_enter(&self->g, 1, 3, &e));
+	EXPECT_EQ(0, e.done);
+	EXPECT_EQ(0, e.reaped);
+	EXPECT_EQ(0, atomic_load(self->g.sq_head));
+	EXPECT_EQ(tail, atomic_load(self->g.cq_tail));
+	/* within the ring's size, the same operation runs */
+	ASSERT_EQ(0, rg_enter(&self->g, 1, 1, &e));
+	EXPECT_EQ(1, e.done);
+	EXPECT_LE(1, e.reaped);
+	EXPECT_EQ(0, rg_queued(&self->g, 0)->result);
+}
+
+/*
+ * RETIRE_CQ_F_OVERFLOW is written only when an ENTER with
+ * RETIRE_ENTER_F_RINGS moves records: set while records still wait in the
+ * module after the move, cleared once none do. A reap that takes the
+ * waiting records leaves it as it was until the next ENTER with rings.
+ */
+TEST_F(ring, overflow_flag_changes_only_when_an_enter_with_rings_moves_records)
+{
+	struct retire_cqe cqes[16];
+	struct retire_enter e;
+	unsigned int i, reaped = 0;
+	int n;
+
+	ASSERT_EQ(0, rg_open(&self->g, self->fd, 8, 2));
+	ASSERT_EQ(0, rt_set_latency(self->r, RETIRE_SIM_F_INLINE, 0));
+	for (i = 0; i < 4; i++)
+		rg_submit(&self->g, self->buf[i], i, 0,
+			  RETIRE_SQE_F_AUTO_RETIRE);
+	ASSERT_EQ(0, rg_enter(&self->g, 4, 0, &e));
+	EXPECT_EQ(4, e.done);
+	EXPECT_EQ(RETIRE_CQ_F_OVERFLOW, atomic_load(self->g.cq_flags));
+	/* the records waiting in the module, taken by a reap */
+	do {
+		n = retire_reap_records(self->r, cqes, 16, 0, 0);
+		ASSERT_LE(0, n);
+		reaped += n;
+	} while (n);
+	EXPECT_EQ(8 - 2, reaped);
+	EXPECT_EQ(RETIRE_CQ_F_OVERFLOW, atomic_load(self->g.cq_flags));
+	EXPECT_EQ(2, rg_drain(&self->g, &self->log));
+	ASSERT_EQ(0, rg_enter(&self->g, 0, 0, &e));
+	EXPECT_EQ(0, e.reaped);
+	EXPECT_EQ(0, atomic_load(self->g.cq_flags));
 }
 
 TEST_HARNESS_MAIN

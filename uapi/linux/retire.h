@@ -1036,9 +1036,12 @@ struct retire_op {
  * wait in the module, cq_flags saying so: none is lost), and the call
  * waits until the completion ring holds @min_complete records (at most its
  * size) under the rules of struct retire_reap. @reaped counts the records
- * this call moved. A sq_tail more than the ring's size ahead of sq_head,
- * or a cq_head ahead of cq_tail or more than the ring's size behind it,
- * fails the call with -EINVAL before anything runs or moves.
+ * this call moved. @nr_ops 0 only moves records (and waits). A sq_tail
+ * more than the ring's size ahead of sq_head, a cq_head ahead of cq_tail
+ * or more than the ring's size behind it, a @min_complete above the
+ * completion ring's size, or a context without rings (no
+ * RETIRE_IOC_RING_SETUP yet) fails the call with -EINVAL before anything
+ * runs or moves.
  */
 struct retire_enter {
 	__u64 ops;
@@ -1061,7 +1064,11 @@ struct retire_enter {
 /* the offset to mmap() the rings at, once RETIRE_IOC_RING_SETUP made them */
 #define RETIRE_RING_OFFSET	0ULL
 
-/* cq_flags: records wait in the module for room in the completion ring */
+/*
+ * cq_flags: records wait in the module for room in the completion ring.
+ * Written only by RETIRE_IOC_ENTER with RETIRE_ENTER_F_RINGS as it moves
+ * records: set if records still wait after the move, else cleared.
+ */
 #define RETIRE_CQ_F_OVERFLOW	(1U << 0)
 
 /*
