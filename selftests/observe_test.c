@@ -150,6 +150,40 @@ TEST_F(obs, the_history_tells_one_requests_life_in_order)
 }
 
 /*
+ * A cancel that stops its request on the device causes the request's
+ * terminal event in the same moment: the history gives the CANCEL event
+ * and the TERMINAL event that follows it one time, not two clock reads.
+ */
+TEST_F(obs, a_cancel_and_the_terminal_event_it_causes_share_one_time)
+{
+	struct retire_history_event ev[RETIRE_HISTORY_LEN];
+	struct retire_history_arg a;
+	struct retire_cqe c;
+	unsigned int i;
+	__u64 h;
+
+	ASSERT_EQ(0, rt_set_latency(self->r, RETIRE_SIM_F_CANCEL_RUNNING,
+				    60000 * RT_MS));
+	ASSERT_EQ(0, rt_submit(self->r, self->buf, 0, LEN, RETIRE_DEV_WRITE,
+			       0x52, 0, &h));
+	ASSERT_EQ(0, retire_cancel_request(self->r, h));
+	ASSERT_EQ(0, rt_wait(self->r, &self->log, h, RETIRE_REC_TERMINAL, &c,
+			     1000));
+	ASSERT_EQ(RETIRE_OUTCOME_CANCELLED, c.outcome);
+	ASSERT_EQ(0, obs_history(self->fd, 0, ev, RETIRE_HISTORY_LEN, &a));
+	for (i = 0; i < a.nr && ev[i].type != RETIRE_EV_CANCEL; i++)
+		;
+	ASSERT_LT(i + 1, a.nr);
+	EXPECT_EQ(h, ev[i].handle);
+	EXPECT_EQ(0, ev[i].value);
+	EXPECT_EQ(RETIRE_EV_TERMINAL, ev[i + 1].type);
+	EXPECT_EQ(h, ev[i + 1].handle);
+	EXPECT_EQ(RETIRE_OUTCOME_CANCELLED, ev[i + 1].aux);
+	EXPECT_EQ(ev[i].time_ns, ev[i + 1].time_ns);
+	ASSERT_EQ(0, retire_retire_request(self->r, h));
+}
+
+/*
  * The history never grows: past RETIRE_HISTORY_LEN events the oldest go,
  * counted as dropped, and what is kept is the newest in order.
  */
