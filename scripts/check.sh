@@ -240,6 +240,8 @@ if want host; then
 	# its command line's usage errors (2) and failed calls (1)
 	host "retirectl's JSON is valid, escaped, with the spec's keys; bad arguments exit 2" \
 		userspace/tests/retirectl_json.py
+	host "the latency API on its own, against the uninstalled library (nearest rank, unknown, merges, copies, full sets, bad arguments, threads)" \
+		userspace/tests/latency_test
 	# a DESTDIR install: the module and its index, the udev rule, the
 	# library's layout, SONAME, symbol versions, retirectl without RUNPATH,
 	# a program built with pkg-config's flags (shared and static) that runs

@@ -8,7 +8,7 @@
 # udev rule; the library's layout in the multiarch LIBDIR, its SONAME and
 # symbol versions, a man page for every exported function; retirectl
 # without a RUNPATH; and a separate program (userspace/tests/
-# pkgconfig_check.c) built with nothing but pkg-config's flags, against
+# latency_test.c) built with nothing but pkg-config's flags, against
 # the shared library and against libretire.a, and run. Then make
 # uninstall, which must leave exactly what was there before the install:
 # here a directory and a file of someone else's. Loads nothing.
@@ -223,7 +223,7 @@ echo "     static libs: $slibs"
 check "  none of them names json-c" \
 	test -z "$(grep -o json <<<"$cflags $libs $slibs")"
 
-prog=userspace/tests/pkgconfig_check.c
+prog=userspace/tests/latency_test.c
 CC=${CC:-cc}
 WARN=(-Wall -Wextra -Werror)
 # the flags as a shell would split them: cc $(pkg-config ...)

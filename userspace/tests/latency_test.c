@@ -1,16 +1,19 @@
 // SPDX-License-Identifier: MIT
 /*
- * A program built against an installed libretire, as its users build one:
+ * The latency API on its own, and a program built as libretire's users
+ * build one. make check runs it twice: built against the uninstalled
+ * library (userspace/Makefile's tests/latency_test, a host check of its
+ * own), and built against a DESTDIR install, shared and with libretire.a,
+ * with nothing but pkg-config's flags (scripts/install-test.sh):
  *
- *	cc $(pkg-config --cflags libretire) pkgconfig_check.c \
+ *	cc $(pkg-config --cflags libretire) latency_test.c \
  *		$(pkg-config --libs libretire) -pthread
  *
- * scripts/install-test.sh builds it against a DESTDIR install, shared and
- * with libretire.a, and runs it. It needs no /dev/retire: it exercises the
- * latency API for real (nearest rank, unknown, the averaged-p95
- * counterexample, full sets, merges, threads) and checks that opening a
- * missing device fails as documented. Prints one line per failed check and
- * a summary; exits 1 if any failed.
+ * It needs no /dev/retire: it exercises the latency API for real (nearest
+ * rank, unknown, the averaged-p95 counterexample, full sets, merges,
+ * copies, bad arguments, threads) and checks that opening a missing device
+ * fails as documented. Prints one line per failed check and a summary;
+ * exits 1 if any failed.
  */
 #include <errno.h>
 #include <math.h>
