@@ -177,6 +177,17 @@ check_man_functions() {
 	[ -z "$missing" ] || { echo "functions without a page:$missing"; return 1; }
 }
 
+# the names 1.6 replaced: the same functions (names_test), deprecated
+check_old_names() {
+	userspace/tests/names_test || return 1
+	if printf '#include <libretire.h>\nint f(struct retire *r) { return retire_retire_request(r, 0); }\n' |
+		${CC:-cc} -Iuserspace/include -Iuapi -Werror=deprecated-declarations \
+			-fsyntax-only -x c - 2>/dev/null; then
+		echo "retire_retire_request() is not marked deprecated"
+		return 1
+	fi
+}
+
 # the commands retirectl dispatches, from its table, each in its -h
 check_retirectl_help() {
 	local c cmds help missing=
@@ -240,13 +251,15 @@ if want host; then
 	# its command line's usage errors (2) and failed calls (1)
 	host "retirectl's JSON is valid, escaped, with the spec's keys; bad arguments exit 2" \
 		userspace/tests/retirectl_json.py
+	host "the names libretire 1.6 replaced are the same functions as the new ones, and a use of one draws a deprecation warning" \
+		check_old_names
 	host "the latency API on its own, against the uninstalled library (nearest rank, unknown, merges, copies, full sets, bad arguments, threads)" \
 		userspace/tests/latency_test
 	# a DESTDIR install: the module and its index, the udev rule, the
 	# library's layout, SONAME, symbol versions, retirectl without RUNPATH,
 	# a program built with pkg-config's flags (shared and static) that runs
 	# the latency API; then an uninstall that leaves nothing it made
-	host "make install (retire.ko indexed with its aliases, udev rule, SONAME, LIBRETIRE_1.0 to 1.5 symbols, retirectl without RUNPATH, a pkg-config program shared and static) and make uninstall (nothing left) pass scripts/install-test.sh" \
+	host "make install (retire.ko indexed with its aliases, udev rule, SONAME, LIBRETIRE_1.0 to 1.6 symbols, retirectl without RUNPATH, a pkg-config program shared and static) and make uninstall (nothing left) pass scripts/install-test.sh" \
 		scripts/install-test.sh
 	host "dkms build makes retire.ko for stock 6.1 from make dkms-src's tree, the host's DKMS state untouched (scripts/dkms-test.sh)" \
 		scripts/dkms-test.sh

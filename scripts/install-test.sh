@@ -197,10 +197,10 @@ if [ -z "$extra" ]; then
 else
 	fail "exported but not in $map: ${extra//$'\n'/ }"
 fi
-check "the versions defined are LIBRETIRE_1.0 to 1.5" \
+check "the versions defined are LIBRETIRE_1.0 to 1.6" \
 	test "$(readelf -V -W "$so" | awk '/Version definition/,/Version needs/' |
 		grep -o 'Name: [A-Za-z0-9_.]*' | grep -v 'Name: libretire.so.1$' |
-		sort -u | tr '\n' ' ')" = "Name: LIBRETIRE_1.0 Name: LIBRETIRE_1.1 Name: LIBRETIRE_1.2 Name: LIBRETIRE_1.3 Name: LIBRETIRE_1.4 Name: LIBRETIRE_1.5 "
+		sort -u | tr '\n' ' ')" = "Name: LIBRETIRE_1.0 Name: LIBRETIRE_1.1 Name: LIBRETIRE_1.2 Name: LIBRETIRE_1.3 Name: LIBRETIRE_1.4 Name: LIBRETIRE_1.5 Name: LIBRETIRE_1.6 "
 
 # --- a program built with pkg-config's flags ---------------------------
 # the DESTDIR's .pc first, then the system's (for libnl-genl-3.0), but no

@@ -94,7 +94,7 @@ static void retire_after_terminal(struct __test_metadata *_metadata,
 
 	ASSERT_EQ(0, rt_wait(self->r, &self->log, h, RETIRE_REC_TERMINAL,
 			     term ? term : &c, 5000));
-	ASSERT_EQ(0, retire_retire_request(self->r, h));
+	ASSERT_EQ(0, retire_release_request(self->r, h));
 	ASSERT_EQ(0, rt_wait(self->r, &self->log, h, RETIRE_REC_RETIRED, &c,
 			     1000));
 }
@@ -1074,7 +1074,7 @@ TEST_F(adm, pool_evicts_lru_free_buffers_only)
 
 	/* A given back and retired: FREE, the only one; G evicts only A */
 	ASSERT_EQ(0, retire_return_token(self->r, tA, 0));
-	ASSERT_EQ(0, retire_retire_request(self->r, hA));
+	ASSERT_EQ(0, retire_release_request(self->r, hA));
 	ASSERT_EQ(0, rt_wait(self->r, &self->log, hA, RETIRE_REC_RETIRED, &c,
 			     1000));
 	ASSERT_EQ(0, rt_stats(self->r, &before));
@@ -1150,7 +1150,7 @@ TEST_F(adm, hang_watchdog_quarantines_then_reset_retires)
 	/* the buffer is never released nor reused; the context admits
 	 * nothing, even on a FREE buffer */
 	EXPECT_EQ(-EBUSY, retire_unregister_buffer(self->r, X));
-	EXPECT_EQ(-EBUSY, retire_retire_request(self->r, h));
+	EXPECT_EQ(-EBUSY, retire_release_request(self->r, h));
 	ASSERT_EQ(0, rt_stats(self->r, &before));
 	EXPECT_EQ(-ENOTRECOVERABLE, rt_submit(self->r, Y, 0, RT_PAGE,
 					      RETIRE_DEV_WRITE, 0x52, 0, &h2));
@@ -1180,7 +1180,7 @@ TEST_F(adm, hang_watchdog_quarantines_then_reset_retires)
 	EXPECT_EQ(0, rt_wait_quarantined_now(self->r, 0, &st, 2000));
 	EXPECT_EQ(1, st.quarantined);
 
-	ASSERT_EQ(0, retire_retire_request(self->r, h));
+	ASSERT_EQ(0, retire_release_request(self->r, h));
 	ASSERT_EQ(0, rt_wait(self->r, &self->log, h, RETIRE_REC_RETIRED, &c,
 			     1000));
 	ASSERT_EQ(0, rt_stats(self->r, &st));
@@ -1505,13 +1505,13 @@ TEST_F(adm, completions_after_an_epoch_bump_are_stale_and_retire_once)
 	EXPECT_EQ(before.cancelled, st.cancelled);
 
 	/* each retires exactly once; ownership is released once */
-	ASSERT_EQ(0, retire_retire_request(self->r, j1));
-	ASSERT_EQ(0, retire_retire_request(self->r, j2));
+	ASSERT_EQ(0, retire_release_request(self->r, j1));
+	ASSERT_EQ(0, retire_release_request(self->r, j2));
 	ASSERT_EQ(0, rt_wait(self->r, &self->log, j1, RETIRE_REC_RETIRED, &c,
 			     1000));
 	ASSERT_EQ(0, rt_wait(self->r, &self->log, j2, RETIRE_REC_RETIRED, &c,
 			     1000));
-	EXPECT_EQ(-ENOENT, retire_retire_request(self->r, j1));
+	EXPECT_EQ(-ENOENT, retire_release_request(self->r, j1));
 	ASSERT_EQ(0, rt_collect(self->r, &self->log, 100));
 	EXPECT_EQ(1, rt_count(&self->log, j1, RETIRE_REC_RETIRED));
 	EXPECT_EQ(1, rt_count(&self->log, j2, RETIRE_REC_RETIRED));

@@ -330,7 +330,7 @@ TEST_F(bad, zero_and_wrong_kind_handles_return_enoent)
 
 	/* 0 is never a handle */
 	EXPECT_EQ(-ENOENT, retire_cancel_request(self->r, 0));
-	EXPECT_EQ(-ENOENT, retire_retire_request(self->r, 0));
+	EXPECT_EQ(-ENOENT, retire_release_request(self->r, 0));
 	EXPECT_EQ(-ENOENT, retire_borrow_token(self->r, 0, &t));
 	EXPECT_EQ(-ENOENT, retire_return_token(self->r, 0, 0));
 	EXPECT_EQ(-ENOENT, retire_handoff_token(self->r, 0, &t));
@@ -340,7 +340,7 @@ TEST_F(bad, zero_and_wrong_kind_handles_return_enoent)
 	/* a handle of the wrong kind names nothing, and is counted */
 	ASSERT_EQ(0, rt_stats(self->r, &before));
 	EXPECT_EQ(-ENOENT, retire_cancel_request(self->r, self->buf[0]));
-	EXPECT_EQ(-ENOENT, retire_retire_request(self->r, self->buf[0]));
+	EXPECT_EQ(-ENOENT, retire_release_request(self->r, self->buf[0]));
 	EXPECT_EQ(-ENOENT, retire_unregister_buffer(self->r, h));
 	EXPECT_EQ(-ENOENT, retire_borrow_token(self->r, self->buf[0], &t));
 	EXPECT_EQ(-ENOENT, retire_return_token(self->r, h, 0));
@@ -362,7 +362,7 @@ TEST_F(bad, zero_and_wrong_kind_handles_return_enoent)
 	EXPECT_EQ(before.physical_outstanding, after.physical_outstanding);
 
 	/* the real request is untouched and still in flight */
-	EXPECT_EQ(-EBUSY, retire_retire_request(self->r, h));
+	EXPECT_EQ(-EBUSY, retire_release_request(self->r, h));
 	EXPECT_EQ(-EBUSY, retire_borrow_token(self->r, h, &t));
 }
 
@@ -376,21 +376,21 @@ TEST_F(bad, retire_needs_terminal_record_read_then_works_once)
 			       RETIRE_DEV_WRITE, 0x46, 0, &h));
 	/* the terminal event has happened; its record is not read yet */
 	ASSERT_EQ(1, rt_wait_ready(self->r, 3000));
-	EXPECT_EQ(-EBUSY, retire_retire_request(self->r, h));
+	EXPECT_EQ(-EBUSY, retire_release_request(self->r, h));
 	/* borrowing needs the event, not the record */
 	ASSERT_EQ(0, retire_borrow_token(self->r, h, &t));
-	EXPECT_EQ(-EBUSY, retire_retire_request(self->r, h));
+	EXPECT_EQ(-EBUSY, retire_release_request(self->r, h));
 
 	ASSERT_EQ(0, rt_wait(self->r, &self->log, h, RETIRE_REC_TERMINAL, &c,
 			     1000));
-	EXPECT_EQ(0, retire_retire_request(self->r, h));
-	EXPECT_EQ(-EALREADY, retire_retire_request(self->r, h));
+	EXPECT_EQ(0, retire_release_request(self->r, h));
+	EXPECT_EQ(-EALREADY, retire_release_request(self->r, h));
 	ASSERT_EQ(0, rt_collect(self->r, &self->log, 50));
 	EXPECT_EQ(0, rt_count(&self->log, h, RETIRE_REC_RETIRED));
 	EXPECT_EQ(0, retire_return_token(self->r, t, 0));
 	ASSERT_EQ(0, rt_wait(self->r, &self->log, h, RETIRE_REC_RETIRED, &c,
 			     1000));
-	EXPECT_EQ(-ENOENT, retire_retire_request(self->r, h));
+	EXPECT_EQ(-ENOENT, retire_release_request(self->r, h));
 	EXPECT_EQ(-ENOENT, retire_borrow_token(self->r, h, &t));
 }
 
@@ -462,7 +462,7 @@ TEST_F(bad, token_op_rejects_unknown_op_flags_error_and_reserved)
 	/* the token is still out, once */
 	EXPECT_EQ(0, retire_return_token(self->r, t, 0));
 	EXPECT_EQ(-ENOENT, retire_return_token(self->r, t, 0));
-	ASSERT_EQ(0, retire_retire_request(self->r, h));
+	ASSERT_EQ(0, retire_release_request(self->r, h));
 }
 
 /* ---- REAP --------------------------------------------------------------- */
@@ -526,7 +526,7 @@ TEST_F(bad, reap_rejects_bad_fields_and_loses_no_record)
 	ASSERT_EQ(1, n);
 	EXPECT_EQ(h, cq[0].handle);
 	EXPECT_EQ(RETIRE_REC_TERMINAL, cq[0].type);
-	EXPECT_EQ(0, retire_retire_request(self->r, h));
+	EXPECT_EQ(0, retire_release_request(self->r, h));
 }
 
 TEST_F(bad, reap_with_zero_timeout_does_not_wait)
@@ -732,7 +732,7 @@ TEST_F(bad, sim_inject_rejects_flags_and_reserved)
 			       RETIRE_DEV_WRITE, 0x4a, 0, &h));
 	ASSERT_EQ(0, rt_wait(self->r, &self->log, h, RETIRE_REC_TERMINAL, &c,
 			     3000));
-	ASSERT_EQ(0, retire_retire_request(self->r, h));
+	ASSERT_EQ(0, retire_release_request(self->r, h));
 
 	/* a stale handle: let through, it would be counted */
 	memset(&good, 0, sizeof(good));
@@ -918,7 +918,7 @@ TEST_F(bad, output_only_fields_are_ignored_on_input)
 	EXPECT_EQ(0, retire_return_token(self->r, op.token, 0));
 
 	/* REAP: reaped */
-	ASSERT_EQ(0, retire_retire_request(self->r, h));
+	ASSERT_EQ(0, retire_release_request(self->r, h));
 	memset(&rp, 0, sizeof(rp));
 	rp.cqes = (__u64)(uintptr_t)cq;
 	rp.nr = 8;
@@ -1162,7 +1162,7 @@ TEST_F(bad, read_shorter_than_a_record_returns_einval)
 	EXPECT_EQ(RETIRE_REC_TERMINAL, cq[0].type);
 	EXPECT_EQ(0x4c, cq[0].user_data);
 	/* read() consumed it: the request can be retired */
-	EXPECT_EQ(0, retire_retire_request(self->r, h));
+	EXPECT_EQ(0, retire_release_request(self->r, h));
 	ASSERT_EQ(0, set_nonblock(self->fd, 0));
 }
 
@@ -1202,7 +1202,7 @@ TEST_F(bad, poll_reports_pollin_only_when_a_record_is_ready)
 	EXPECT_EQ(0, poll(&pfd, 1, 0));
 
 	/* retiring makes the next record */
-	ASSERT_EQ(0, retire_retire_request(self->r, h));
+	ASSERT_EQ(0, retire_release_request(self->r, h));
 	EXPECT_EQ(1, poll(&pfd, 1, 1000));
 	EXPECT_TRUE(pfd.revents & POLLIN);
 	ASSERT_EQ(sizeof(cq), read(self->fd, &cq, sizeof(cq)));

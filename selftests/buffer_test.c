@@ -62,7 +62,7 @@ static void run_one(struct __test_metadata *_metadata,
 	ASSERT_EQ(0, rt_submit(self->r, buf, off, len, dev_flags, ud, 0, &h));
 	ASSERT_EQ(0, rt_wait(self->r, &self->log, h, RETIRE_REC_TERMINAL,
 			     term, 3000));
-	ASSERT_EQ(0, retire_retire_request(self->r, h));
+	ASSERT_EQ(0, retire_release_request(self->r, h));
 	ASSERT_EQ(0, rt_wait(self->r, &self->log, h, RETIRE_REC_RETIRED, &c,
 			     1000));
 }
@@ -270,7 +270,7 @@ TEST_F(buffer, unregister_attached_buffer_returns_ebusy_and_changes_nothing)
 		ASSERT_EQ(0, rt_wait(self->r, &self->log, h,
 				     RETIRE_REC_TERMINAL, &c, 3000));
 		EXPECT_EQ(-EBUSY, retire_unregister_buffer(self->r, bufs[i]));
-		ASSERT_EQ(0, retire_retire_request(self->r, h));
+		ASSERT_EQ(0, retire_release_request(self->r, h));
 		ASSERT_EQ(0, rt_wait(self->r, &self->log, h,
 				     RETIRE_REC_RETIRED, &c, 1000));
 		EXPECT_EQ(0, retire_unregister_buffer(self->r, bufs[i]));
@@ -306,7 +306,7 @@ TEST_F(buffer, unregister_unknown_handles_returns_enoent)
 
 	ASSERT_EQ(0, rt_wait(self->r, &self->log, h, RETIRE_REC_TERMINAL, &c,
 			     3000));
-	ASSERT_EQ(0, retire_retire_request(self->r, h));
+	ASSERT_EQ(0, retire_release_request(self->r, h));
 	EXPECT_EQ(0, retire_unregister_buffer(self->r, buf));
 	EXPECT_EQ(-ENOENT, retire_unregister_buffer(self->r, buf));
 }

@@ -73,7 +73,7 @@ static void cm_retire(struct __test_metadata *_metadata, struct retire *r,
 	ASSERT_EQ(0, rt_wait(r, log, h, RETIRE_REC_TERMINAL, &c, 5000));
 	EXPECT_EQ(outcome, c.outcome) TH_LOG("request %llx",
 					     (unsigned long long)h);
-	ASSERT_EQ(0, retire_retire_request(r, h));
+	ASSERT_EQ(0, retire_release_request(r, h));
 	ASSERT_EQ(0, rt_wait(r, log, h, RETIRE_REC_RETIRED, &c, 2000));
 }
 
@@ -177,7 +177,7 @@ TEST_F(cm, sync_cancel_of_a_hung_request_times_out_and_leaves_it_owned)
 	EXPECT_EQ(1, m.kept);
 	EXPECT_EQ(1, m.pending);
 	/* still the caller's: not retirable before its terminal event */
-	EXPECT_EQ(-EBUSY, retire_retire_request(self->r, h));
+	EXPECT_EQ(-EBUSY, retire_release_request(self->r, h));
 
 	rt_sim_neutral(self->r);	/* the reset ends it */
 	EXPECT_EQ(0, retire_cancel_sync(self->r, RETIRE_CANCEL_F_ANY, 0,
@@ -279,7 +279,7 @@ TEST_F(cm, cancel_all_reaches_requests_past_the_first_batch_of_slots)
 	rt_sim_neutral(self->r);
 	cm_retire(_metadata, self->r, &self->log, h[0], RETIRE_OUTCOME_FAILED);
 	for (i = 1; i < NR; i++)
-		ASSERT_EQ(0, retire_retire_request(self->r, h[i]));
+		ASSERT_EQ(0, retire_release_request(self->r, h[i]));
 }
 
 /*
@@ -380,7 +380,7 @@ static void cm_retire_new(struct retire *r, struct rt_log *log,
 {
 	for (; *seen < log->n; (*seen)++)
 		if (log->c[*seen].type == RETIRE_REC_TERMINAL)
-			retire_retire_request(r, log->c[*seen].handle);
+			retire_release_request(r, log->c[*seen].handle);
 }
 
 /*

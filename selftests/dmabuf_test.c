@@ -116,7 +116,7 @@ TEST_F(db, the_dma_buf_holds_the_buffers_bytes)
 	ASSERT_EQ(0, db_sync(fd, DMA_BUF_SYNC_START | DMA_BUF_SYNC_READ));
 	EXPECT_EQ(-1, rt_check_pattern(dm, 100, 0x40));
 	ASSERT_EQ(0, db_sync(fd, DMA_BUF_SYNC_END | DMA_BUF_SYNC_READ));
-	ASSERT_EQ(0, retire_retire_request(self->r, h));
+	ASSERT_EQ(0, retire_release_request(self->r, h));
 	ASSERT_EQ(0, rt_wait(self->r, &self->log, h, RETIRE_REC_RETIRED, NULL,
 			     2000));
 	munmap(dm, RT_PAGE);
@@ -360,7 +360,7 @@ static void im_rw(struct __test_metadata *_metadata, struct retire *r,
 			       &h));
 	ASSERT_EQ(0, rt_wait(r, log, h, RETIRE_REC_TERMINAL, c, 5000));
 	EXPECT_EQ(RETIRE_OUTCOME_COMPLETED, c->outcome);
-	ASSERT_EQ(0, retire_retire_request(r, h));
+	ASSERT_EQ(0, retire_release_request(r, h));
 	ASSERT_EQ(0, rt_wait(r, log, h, RETIRE_REC_RETIRED, NULL, 2000));
 }
 
@@ -602,14 +602,14 @@ TEST_F(im, an_engine_without_imports_refuses_them)
 	ASSERT_LE(0, fd);
 	ASSERT_EQ(0, retire_import_buffer(self->r, fd, &buf, NULL));
 	close(fd);
-	ASSERT_EQ(0, retire_set_engine(self->r, sample.id));
+	ASSERT_EQ(0, retire_bind_engine(self->r, sample.id));
 	ASSERT_EQ(0, rt_stats(self->r, &s0));
 	EXPECT_EQ(-EOPNOTSUPP, rt_submit(self->r, buf, 0, 64,
 					 RETIRE_DEV_WRITE, 1, 0, &h));
 	ASSERT_EQ(0, rt_stats(self->r, &s1));
 	EXPECT_EQ(s0.refused + 1, s1.refused);
 	EXPECT_GAUGES_EQ(s0, s1);
-	ASSERT_EQ(0, retire_set_engine(self->r, sim.id));
+	ASSERT_EQ(0, retire_bind_engine(self->r, sim.id));
 	im_rw(_metadata, self->r, &self->log, buf, 0, 64, 0x11, &c);
 	EXPECT_EQ(-1, rt_check_pattern(map, 64, 0x11));
 	ASSERT_EQ(0, retire_unregister_buffer(self->r, buf));
@@ -827,12 +827,12 @@ TEST_F(im, an_import_revoked_with_requests_in_flight)
 	EXPECT_EQ(len, ev.aux);
 
 	for (i = 0; i < 3; i++) {
-		ASSERT_EQ(0, retire_retire_request(self->r, h[i]));
+		ASSERT_EQ(0, retire_release_request(self->r, h[i]));
 		ASSERT_EQ(0, rt_wait(self->r, &self->log, h[i],
 				     RETIRE_REC_RETIRED, NULL, 2000));
 	}
 	for (i = 0; i < 2; i++) {
-		ASSERT_EQ(0, retire_retire_request(self->x, xh[i]));
+		ASSERT_EQ(0, retire_release_request(self->x, xh[i]));
 		ASSERT_EQ(0, rt_wait(self->x, &xlog, xh[i],
 				     RETIRE_REC_RETIRED, NULL, 2000));
 		ASSERT_EQ(0, retire_unregister_buffer(self->x, xi[i]));

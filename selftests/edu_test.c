@@ -75,7 +75,7 @@ FIXTURE_SETUP(edu)
 	ASSERT_EQ(0, edu_wait_engine(self->r, &self->e, 3000));
 	ASSERT_EQ(0, retire_get_info(self->r, &info));
 	ASSERT_TRUE(info.features & RETIRE_FEAT_EDU);
-	ASSERT_EQ(0, retire_set_engine(self->r, self->e.id));
+	ASSERT_EQ(0, retire_bind_engine(self->r, self->e.id));
 }
 
 FIXTURE_TEARDOWN(edu)
@@ -96,7 +96,7 @@ static void edu_run(struct __test_metadata *_metadata,
 			       &h));
 	ASSERT_EQ(0, rt_wait(self->r, &self->log, h, RETIRE_REC_TERMINAL, c,
 			     20000));
-	ASSERT_EQ(0, retire_retire_request(self->r, h));
+	ASSERT_EQ(0, retire_release_request(self->r, h));
 	ASSERT_EQ(0, rt_wait(self->r, &self->log, h, RETIRE_REC_RETIRED, NULL,
 			     2000));
 }
@@ -112,7 +112,7 @@ TEST_F(edu, the_device_is_an_engine_with_its_dma_mask)
 	EXPECT_EQ(EDU_CHUNK, self->e.max_transfer);
 	EXPECT_NE(0, self->e.id);
 	EXPECT_NE(0, self->e.device[0]);
-	ASSERT_EQ(0, retire_get_engine(self->r, &id));
+	ASSERT_EQ(0, retire_get_bound_engine(self->r, &id));
 	EXPECT_EQ(self->e.id, id);
 	/* listed before this context was bound to it: now one more */
 	ASSERT_EQ(0, rt_edu_engine(self->r, &now));
@@ -291,7 +291,7 @@ TEST_F(edu, the_out_fence_signals_after_the_last_unmap)
 	close(p.fd);
 	ASSERT_EQ(0, rt_wait(self->r, &self->log, sqe.handle,
 			     RETIRE_REC_TERMINAL, NULL, 20000));
-	ASSERT_EQ(0, retire_retire_request(self->r, sqe.handle));
+	ASSERT_EQ(0, retire_release_request(self->r, sqe.handle));
 	ASSERT_EQ(0, rt_wait(self->r, &self->log, sqe.handle,
 			     RETIRE_REC_RETIRED, NULL, 2000));
 	EXPECT_EQ(0, retire_unregister_buffer(self->r, buf));
@@ -356,10 +356,10 @@ TEST_F(edu, an_imported_dma_buf_is_moved_through_its_attachment)
 	EXPECT_EQ(self->e.bounced, after.bounced);
 
 	ASSERT_EQ(0, rt_engine_named(self->r, "sim", &sim));
-	ASSERT_EQ(0, retire_set_engine(self->r, sim.id));
+	ASSERT_EQ(0, retire_bind_engine(self->r, sim.id));
 	EXPECT_EQ(-EXDEV, rt_submit(self->r, buf, 0, 64, RETIRE_DEV_WRITE, 1,
 				    0, &h));
-	ASSERT_EQ(0, retire_set_engine(self->r, self->e.id));
+	ASSERT_EQ(0, retire_bind_engine(self->r, self->e.id));
 	edu_run(_metadata, self, buf, 0, 64, RETIRE_DEV_WRITE, 0x21, &c);
 	EXPECT_EQ(RETIRE_OUTCOME_COMPLETED, c.outcome);
 	ASSERT_EQ(0, edu_sync(fd, DMA_BUF_SYNC_START | DMA_BUF_SYNC_READ));
@@ -462,8 +462,8 @@ TEST_F(edu, a_queued_request_cancels_and_a_moving_one_runs_on)
 	ASSERT_EQ(0, rt_edu_engine(self->r, &after));
 	EXPECT_EQ(self->e.transfers +
 		  edu_transfers(0, RT_PAGE, RETIRE_DEV_WRITE), after.transfers);
-	EXPECT_EQ(0, retire_retire_request(self->r, ha));
-	EXPECT_EQ(0, retire_retire_request(self->r, hb));
+	EXPECT_EQ(0, retire_release_request(self->r, ha));
+	EXPECT_EQ(0, retire_release_request(self->r, hb));
 }
 
 /* remove the device behind @e; 0 once its engine is no longer listed */
@@ -510,19 +510,19 @@ TEST_F(edu, removal_with_work_in_flight_resets_and_a_rescan_is_a_new_engine)
 				     RETIRE_REC_TERMINAL, &c, 5000));
 		EXPECT_EQ(RETIRE_OUTCOME_FAILED, c.outcome);
 		EXPECT_EQ(-ECANCELED, c.error);
-		EXPECT_EQ(0, retire_retire_request(self->r, h[i]));
+		EXPECT_EQ(0, retire_release_request(self->r, h[i]));
 		EXPECT_EQ(0, rt_wait(self->r, &self->log, h[i],
 				     RETIRE_REC_RETIRED, NULL, 2000));
 	}
 	EXPECT_EQ(-ENODEV, rt_submit(self->r, buf[0], 0, RT_PAGE,
 				     RETIRE_DEV_WRITE, 9, 0, &hx));
-	EXPECT_EQ(-ENOENT, retire_set_engine(self->r, self->e.id));
+	EXPECT_EQ(-ENOENT, retire_bind_engine(self->r, self->e.id));
 
 	ASSERT_EQ(0, rt_write_file("/sys/bus/pci/rescan", "1"));
 	ASSERT_EQ(0, edu_wait_engine(self->r, &again, 3000));
 	EXPECT_LT(self->e.id, again.id);
 	EXPECT_STREQ(self->e.device, again.device);
-	ASSERT_EQ(0, retire_set_engine(self->r, again.id));
+	ASSERT_EQ(0, retire_bind_engine(self->r, again.id));
 	edu_run(_metadata, self, buf[1], 0, 100, RETIRE_DEV_WRITE, 0x42, &c);
 	EXPECT_EQ(RETIRE_OUTCOME_COMPLETED, c.outcome);
 }
@@ -559,11 +559,11 @@ TEST_F(edu, removal_detaches_the_imports_attached_to_the_device)
 	ASSERT_EQ(0, edu_remove(self->r, &self->e));
 	ASSERT_EQ(0, rt_wait(self->r, &self->log, h, RETIRE_REC_TERMINAL, &c,
 			     5000));
-	EXPECT_EQ(0, retire_retire_request(self->r, h));
+	EXPECT_EQ(0, retire_release_request(self->r, h));
 
 	ASSERT_EQ(0, rt_write_file("/sys/bus/pci/rescan", "1"));
 	ASSERT_EQ(0, edu_wait_engine(self->r, &again, 3000));
-	ASSERT_EQ(0, retire_set_engine(self->r, again.id));
+	ASSERT_EQ(0, retire_bind_engine(self->r, again.id));
 	EXPECT_EQ(-ENODEV, rt_submit(self->r, old, 0, 64, RETIRE_DEV_WRITE, 2,
 				     0, &h));
 	ASSERT_EQ(0, retire_import_buffer(self->r, fd, &fresh, NULL));
@@ -611,7 +611,7 @@ TEST_F(edu, a_lost_interrupt_is_quarantined_until_the_device_goes)
 			     &q, 10000));
 	EXPECT_EQ(RETIRE_OUTCOME_UNKNOWN, q.outcome);
 	EXPECT_EQ(0, rt_count(&self->log, h, RETIRE_REC_TERMINAL));
-	EXPECT_EQ(-EBUSY, retire_retire_request(self->r, h));
+	EXPECT_EQ(-EBUSY, retire_release_request(self->r, h));
 	ASSERT_EQ(0, rt_write_file(EDU_PARAM, "0"));
 	ASSERT_EQ(0, retire_open_device(&x, NULL, 0));
 	fd = retire_export_buffer(self->r, buf, 0, RT_PAGE);
@@ -623,7 +623,7 @@ TEST_F(edu, a_lost_interrupt_is_quarantined_until_the_device_goes)
 			     5000));
 	EXPECT_EQ(RETIRE_OUTCOME_FAILED, c.outcome);
 	EXPECT_EQ(-ECANCELED, c.error);
-	EXPECT_EQ(0, retire_retire_request(self->r, h));
+	EXPECT_EQ(0, retire_release_request(self->r, h));
 	EXPECT_EQ(0, rt_wait(self->r, &self->log, h, RETIRE_REC_RETIRED, NULL,
 			     2000));
 	ASSERT_EQ(0, retire_import_buffer(x, fd, &imp, NULL));
@@ -643,7 +643,7 @@ static void owner_child(int wfd, long id)
 	char ok = 0;
 	int i;
 
-	if (retire_open_device(&r, NULL, 0) || retire_set_engine(r, id))
+	if (retire_open_device(&r, NULL, 0) || retire_bind_engine(r, id))
 		goto out;
 	for (i = 0; i < 3; i++)
 		if (rt_register(r, RT_PAGE, &buf, NULL) ||
@@ -708,7 +708,7 @@ static void short_user(int wfd, long id)
 	__u64 buf, h;
 	char ok = 'E';
 
-	if (retire_open_device(&r, NULL, 0) || retire_set_engine(r, id) ||
+	if (retire_open_device(&r, NULL, 0) || retire_bind_engine(r, id) ||
 	    rt_become_nobody() || retire_get_limits(r, &l))
 		goto out;
 	l.watchdog_ns = 1000 * RT_MS;
@@ -765,7 +765,7 @@ TEST_F(edu, a_flooding_user_neither_starves_nor_quarantines_another)
 		ASSERT_EQ(0, rt_wait(self->r, &self->log, h[i],
 				     RETIRE_REC_TERMINAL, &c, 10000));
 		EXPECT_EQ(RETIRE_OUTCOME_COMPLETED, c.outcome);
-		EXPECT_EQ(0, retire_retire_request(self->r, h[i]));
+		EXPECT_EQ(0, retire_release_request(self->r, h[i]));
 	}
 	ASSERT_EQ(0, retire_get_stats(self->r, &st, 0));
 	EXPECT_EQ(0, st.quarantined);

@@ -92,7 +92,7 @@ TEST_F(eng, contexts_start_on_the_sim_and_are_counted)
 	__u32 before, id = 99;
 	int n, i;
 
-	ASSERT_EQ(0, retire_get_engine(self->r, &id));
+	ASSERT_EQ(0, retire_get_bound_engine(self->r, &id));
 	EXPECT_EQ(RETIRE_ENGINE_SIM, id);
 	n = retire_list_engines(self->r, e, MAX_ENGINES);
 	ASSERT_LE(1, n);
@@ -121,21 +121,21 @@ TEST_F(eng, a_context_changes_engine_only_while_idle)
 
 	n = retire_list_engines(self->r, e, MAX_ENGINES);
 	ASSERT_LE(1, n);
-	EXPECT_EQ(-ENOENT, retire_set_engine(self->r, 0xffffffffU));
-	EXPECT_EQ(-ENOENT, retire_set_engine(self->r, e[n - 1].id + 1000));
-	EXPECT_EQ(0, retire_set_engine(self->r, RETIRE_ENGINE_SIM));
+	EXPECT_EQ(-ENOENT, retire_bind_engine(self->r, 0xffffffffU));
+	EXPECT_EQ(-ENOENT, retire_bind_engine(self->r, e[n - 1].id + 1000));
+	EXPECT_EQ(0, retire_bind_engine(self->r, RETIRE_ENGINE_SIM));
 
 	ASSERT_EQ(0, rt_register(self->r, RT_PAGE, &buf, NULL));
 	ASSERT_EQ(0, rt_set_latency(self->r, 0, 50 * RT_MS));
 	ASSERT_EQ(0, rt_submit(self->r, buf, 0, RT_PAGE, RETIRE_DEV_WRITE, 1,
 			       0, &h));
-	EXPECT_EQ(-EBUSY, retire_set_engine(self->r, RETIRE_ENGINE_SIM));
+	EXPECT_EQ(-EBUSY, retire_bind_engine(self->r, RETIRE_ENGINE_SIM));
 	ASSERT_EQ(0, rt_wait(self->r, &log, h, RETIRE_REC_TERMINAL, &c, 3000));
 	/* terminated, not retired: still busy */
-	EXPECT_EQ(-EBUSY, retire_set_engine(self->r, RETIRE_ENGINE_SIM));
-	ASSERT_EQ(0, retire_retire_request(self->r, h));
-	EXPECT_EQ(0, retire_set_engine(self->r, RETIRE_ENGINE_SIM));
-	ASSERT_EQ(0, retire_get_engine(self->r, &id));
+	EXPECT_EQ(-EBUSY, retire_bind_engine(self->r, RETIRE_ENGINE_SIM));
+	ASSERT_EQ(0, retire_release_request(self->r, h));
+	EXPECT_EQ(0, retire_bind_engine(self->r, RETIRE_ENGINE_SIM));
+	ASSERT_EQ(0, retire_get_bound_engine(self->r, &id));
 	EXPECT_EQ(RETIRE_ENGINE_SIM, id);
 	/* and the context works on */
 	ASSERT_EQ(0, rt_submit(self->r, buf, 0, RT_PAGE, RETIRE_DEV_WRITE, 2,
@@ -175,10 +175,10 @@ TEST_F(eng, bad_arguments_are_refused)
 	ca.pad = 0;
 	ca.reserved[0] = 1;
 	EXPECT_EQ(-EINVAL, rt_ioctl(self->fd, RETIRE_IOC_CONTEXT, &ca));
-	ASSERT_EQ(0, retire_get_engine(self->r, &id));
+	ASSERT_EQ(0, retire_get_bound_engine(self->r, &id));
 	EXPECT_EQ(RETIRE_ENGINE_SIM, id);
 	EXPECT_EQ(-EINVAL, retire_list_engines(self->r, NULL, 3));
-	EXPECT_EQ(-EINVAL, retire_get_engine(self->r, NULL));
+	EXPECT_EQ(-EINVAL, retire_get_bound_engine(self->r, NULL));
 }
 
 TEST_HARNESS_MAIN

@@ -126,7 +126,7 @@ TEST_F(en, auto_retire_retires_once_and_waits_for_the_last_token)
 	tok = ops[0].handle;
 	EXPECT_EQ(RETIRE_REC_TERMINAL, cqes[0].type);
 	EXPECT_EQ(0, retire_enter(self->r, NULL, 0, cqes, 8, 0, 0));
-	retire_prep_retire(&ops[0], h);
+	retire_prep_release(&ops[0], h);
 	ASSERT_EQ(0, retire_enter(self->r, ops, 1, NULL, 0, 0, 0));
 	EXPECT_EQ(-EALREADY, ops[0].result);
 
@@ -137,8 +137,8 @@ TEST_F(en, auto_retire_retires_once_and_waits_for_the_last_token)
 	EXPECT_EQ(0, ops[0].result);
 	EXPECT_EQ(RETIRE_REC_RETIRED, cqes[0].type);
 	EXPECT_EQ(h, cqes[0].handle);
-	retire_prep_retire(&ops[0], h);
-	retire_prep_retire(&ops[1], h);
+	retire_prep_release(&ops[0], h);
+	retire_prep_release(&ops[1], h);
 	ASSERT_EQ(0, retire_enter(self->r, ops, 2, cqes, 8, 0, 0));
 	EXPECT_EQ(-ENOENT, ops[0].result);
 	EXPECT_EQ(-ENOENT, ops[1].result);
@@ -187,7 +187,7 @@ TEST_F(en, one_record_requests_say_they_retired_in_their_terminal)
 	for (i = 0; i < 16; i++) {
 		EXPECT_EQ(RETIRE_REC_TERMINAL, cqes[i].type);
 		EXPECT_TRUE(cqes[i].flags & RETIRE_CQE_F_RETIRED);
-		retire_prep_retire(&ops[i], cqes[i].handle);
+		retire_prep_release(&ops[i], cqes[i].handle);
 	}
 	ASSERT_EQ(0, retire_enter(self->r, ops, 16, cqes, NBUF, 0, 0));
 	for (i = 0; i < 16; i++)
@@ -590,7 +590,7 @@ TEST_F(en, close_with_many_records_owed_frees_the_context)
 	/* retired now: 300 RETIRED records owed, left unread */
 	for (done = 0; done < 300; done += 150) {
 		for (i = 0; i < 150; i++)
-			retire_prep_retire(&ops[i], h[done + i]);
+			retire_prep_release(&ops[i], h[done + i]);
 		ASSERT_EQ(0, retire_enter(c, ops, 150, NULL, 0, 0, 0));
 		for (i = 0; i < 150; i++)
 			ASSERT_EQ(0, ops[i].result);

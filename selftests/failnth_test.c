@@ -249,7 +249,7 @@ static int fn_op_reap(struct fn_state *s)
 
 static int fn_op_retire(struct fn_state *s)
 {
-	return retire_retire_request(s->r, s->req);
+	return retire_release_request(s->r, s->req);
 }
 
 static int fn_op_borrow(struct fn_state *s)
@@ -308,17 +308,17 @@ static int fn_dump_cb(__u64 id, __u32 pid, const struct retire_stats *st,
 static int fn_op_nl_stats(struct fn_state *s)
 {
 	struct retire_stats st;
-	int ret = retire_query_stats(s->nl, &st);
+	int ret = retire_nl_get_stats(s->nl, &st);
 
-	return ret ?: retire_dump_stats(s->nl, fn_dump_cb, NULL);
+	return ret ?: retire_nl_dump_stats(s->nl, fn_dump_cb, NULL);
 }
 
 static int fn_op_nl_engine(struct fn_state *s)
 {
 	struct retire_sim_config cfg;
-	int ret = retire_query_engine(s->nl, &cfg);
+	int ret = retire_nl_get_sim_config(s->nl, &cfg);
 
-	return ret ?: retire_configure_engine(s->nl, &cfg);
+	return ret ?: retire_nl_set_sim_config(s->nl, &cfg);
 }
 
 /* the rings: their page array, pages and mapping are each allocated */

@@ -68,7 +68,7 @@ FIXTURE_SETUP(fence)
 	ASSERT_EQ(0, retire_open_device(&self->r, NULL, 0));
 	if (rt_engine_named(self->r, variant->engine, &e))
 		SKIP(return, "no %s engine is loaded", variant->engine);
-	ASSERT_EQ(0, retire_set_engine(self->r, e.id));
+	ASSERT_EQ(0, retire_bind_engine(self->r, e.id));
 	for (i = 0; i < NBUF; i++) {
 		ASSERT_EQ(0, rt_register(self->src, RT_PAGE, &self->sbuf[i],
 					 NULL));
@@ -152,7 +152,7 @@ static void fe_retire(struct __test_metadata *_metadata, struct retire *r,
 	ASSERT_EQ(0, rt_wait(r, log, h, RETIRE_REC_TERMINAL, &c, 5000));
 	EXPECT_EQ(outcome, c.outcome);
 	EXPECT_EQ(error, c.error);
-	ASSERT_EQ(0, retire_retire_request(r, h));
+	ASSERT_EQ(0, retire_release_request(r, h));
 	ASSERT_EQ(0, rt_wait(r, log, h, RETIRE_REC_RETIRED, &c, 2000));
 }
 
@@ -249,7 +249,7 @@ TEST_F(fence, a_quarantined_requests_fence_waits_for_the_reset)
 	EXPECT_EQ(RETIRE_OUTCOME_FAILED, c.outcome);
 	EXPECT_EQ(c.error, fe_status(fd));
 	EXPECT_GT(0, c.error);
-	ASSERT_EQ(0, retire_retire_request(self->src, h));
+	ASSERT_EQ(0, retire_release_request(self->src, h));
 	close(fd);
 }
 
@@ -320,7 +320,7 @@ TEST_F(fence, a_fence_asked_for_later_is_the_requests_own)
 	fd3 = retire_request_fence(self->src, h);
 	ASSERT_LE(0, fd3);
 	EXPECT_EQ(1, fe_status(fd3));
-	ASSERT_EQ(0, retire_retire_request(self->src, h));
+	ASSERT_EQ(0, retire_release_request(self->src, h));
 	ASSERT_EQ(0, rt_wait(self->src, &self->slog, h, RETIRE_REC_RETIRED,
 			     &c, 2000));
 	EXPECT_EQ(-ENOENT, retire_request_fence(self->src, h));

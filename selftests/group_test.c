@@ -138,7 +138,7 @@ static int member_lifecycle(gid_t gid)
 		ret = 15;
 	else if (rt_check_pattern(map, LEN, 0x5a) != -1)
 		ret = 16;
-	else if (retire_retire_request(r, h))
+	else if (retire_release_request(r, h))
 		ret = 17;
 	else if (rt_stats(r, &st) || st.retired != 1 ||
 		 st.physical_outstanding || st.logical_outstanding)
@@ -210,7 +210,7 @@ static int member_knobs(gid_t gid)
 		ret = 18;
 		goto out;
 	}
-	if (retire_configure_engine(nl, &now) != -EPERM)
+	if (retire_nl_set_sim_config(nl, &now) != -EPERM)
 		ret = 19;
 	retire_close_netlink(nl);
 	if (ret)

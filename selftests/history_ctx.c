@@ -114,9 +114,9 @@ static int seq(struct retire *r, unsigned int seconds)
 	if (ret)
 		return fail("retire_handoff_token", ret);
 	/* consumed now, retired when its last token is back */
-	ret = retire_retire_request(r, req);
+	ret = retire_release_request(r, req);
 	if (ret)
-		return fail("retire_retire_request", ret);
+		return fail("retire_release_request", ret);
 	ret = retire_return_token(r, tok2, -EPIPE);
 	if (ret)
 		return fail("retire_return_token", ret);

@@ -224,7 +224,7 @@ TEST(netlink_info_matches_ioctl)
 
 	ASSERT_EQ(0, retire_open_netlink(&nl));
 	EXPECT_LT(0, retire_get_family_id(nl));
-	ASSERT_EQ(0, retire_query_info(nl, &nlinfo));
+	ASSERT_EQ(0, retire_nl_get_info(nl, &nlinfo));
 	EXPECT_EQ(info.abi_version, nlinfo.abi_version);
 	EXPECT_EQ(info.features, nlinfo.features);
 	retire_close_netlink(nl);

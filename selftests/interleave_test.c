@@ -780,7 +780,7 @@ static void op_handoff(struct world *w)
 static void retire_one(struct world *w, struct mreq *rq)
 {
 	struct mctx *c = &w->ctx[rq->ctx];
-	int ret = retire_retire_request(c->r, rq->h);
+	int ret = retire_release_request(c->r, rq->h);
 
 	if (rq->retired) {
 		CHECK(w, ret == -ENOENT, "retire of stale returned %d", ret);
@@ -1118,7 +1118,7 @@ static void op_quarantine(struct world *w)
 		ret = retire_unregister_buffer(c->r, c->buf[b].h);
 		CHECK(w, ret == -EBUSY, "unregister quarantined returned %d",
 		      ret);
-		ret = retire_retire_request(c->r, rq->h);
+		ret = retire_release_request(c->r, rq->h);
 		CHECK(w, ret == -EBUSY, "retire quarantined returned %d", ret);
 	}
 

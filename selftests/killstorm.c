@@ -256,7 +256,7 @@ static void c_retire(struct child *c, int k)
 	__u64 h = slot_pick(c->term[k], NREQ, c, false);
 
 	if (h)
-		expect(c, retire_retire_request(c->r[k], h), "retire");
+		expect(c, retire_release_request(c->r[k], h), "retire");
 }
 
 static void c_cancel(struct child *c, int k)

@@ -99,7 +99,7 @@ TEST_F(lifecycle, exit1_success_before_deadline_retires_at_once)
 	EXPECT_EQ(LEN, st.owned_bytes);
 
 	/* no token is out: the request retires in the call itself */
-	ASSERT_EQ(0, retire_retire_request(self->r, h));
+	ASSERT_EQ(0, retire_release_request(self->r, h));
 	ASSERT_EQ(0, rt_stats(self->r, &st));
 	EXPECT_EQ(1, st.retired);
 	EXPECT_EQ(0, st.physical_outstanding);
@@ -113,7 +113,7 @@ TEST_F(lifecycle, exit1_success_before_deadline_retires_at_once)
 
 	/* the handle is stale now */
 	EXPECT_EQ(-ENOENT, retire_cancel_request(self->r, h));
-	EXPECT_EQ(-ENOENT, retire_retire_request(self->r, h));
+	EXPECT_EQ(-ENOENT, retire_release_request(self->r, h));
 
 	ASSERT_EQ(0, rt_stats(self->r, &st));
 	EXPECT_EQ(1, st.admitted);
@@ -167,7 +167,7 @@ TEST_F(lifecycle, exit2_cancel_running_gives_ack_then_cancelled_terminal)
 	/* a consumer holds the buffer past the retire call */
 	ASSERT_EQ(0, retire_borrow_token(self->r, h, &t));
 	EXPECT_EQ(RETIRE_KIND_TOKEN, RETIRE_HANDLE_KIND(t));
-	ASSERT_EQ(0, retire_retire_request(self->r, h));
+	ASSERT_EQ(0, retire_release_request(self->r, h));
 	ASSERT_EQ(0, rt_collect(self->r, &self->log, 100));
 	EXPECT_EQ(0, rt_count(&self->log, h, RETIRE_REC_RETIRED));
 	ASSERT_EQ(0, rt_stats(self->r, &st));
@@ -247,7 +247,7 @@ TEST_F(lifecycle, exit3_cancel_inflight_returns_ealready_then_stale)
 
 	/* terminated: nothing left to cancel */
 	EXPECT_EQ(-ENOENT, retire_cancel_request(self->r, h));
-	ASSERT_EQ(0, retire_retire_request(self->r, h));
+	ASSERT_EQ(0, retire_release_request(self->r, h));
 	ASSERT_EQ(0, rt_wait(self->r, &self->log, h, RETIRE_REC_RETIRED, &c,
 			     1000));
 	ASSERT_EQ(0, rt_collect(self->r, &self->log, 50));
@@ -300,8 +300,8 @@ TEST_F(lifecycle, exit4_wrong_handle_cancel_noent_real_target_completes)
 	EXPECT_EQ(0, rt_count_any(&self->log, forged_slot));
 	EXPECT_EQ(-1, rt_check_pattern(self->map, LEN, 0x44));
 
-	EXPECT_EQ(-ENOENT, retire_retire_request(self->r, forged_gen));
-	ASSERT_EQ(0, retire_retire_request(self->r, h));
+	EXPECT_EQ(-ENOENT, retire_release_request(self->r, forged_gen));
+	ASSERT_EQ(0, retire_release_request(self->r, h));
 	ASSERT_EQ(0, rt_wait(self->r, &self->log, h, RETIRE_REC_RETIRED, &c,
 			     1000));
 	ASSERT_EQ(0, rt_stats(self->r, &st));
@@ -326,7 +326,7 @@ TEST_F(lifecycle, exit4_hung_target_terminates_only_on_sim_reset)
 	EXPECT_EQ(0, rt_count(&self->log, h, RETIRE_REC_TERMINAL));
 
 	/* nothing may release the buffer while the target may still run */
-	EXPECT_EQ(-EBUSY, retire_retire_request(self->r, h));
+	EXPECT_EQ(-EBUSY, retire_release_request(self->r, h));
 	EXPECT_EQ(-EBUSY, retire_borrow_token(self->r, h, &t));
 	EXPECT_EQ(-EBUSY, retire_unregister_buffer(self->r, self->buf));
 	EXPECT_EQ(-EALREADY, retire_cancel_request(self->r, h));
@@ -344,7 +344,7 @@ TEST_F(lifecycle, exit4_hung_target_terminates_only_on_sim_reset)
 	EXPECT_EQ(-ECANCELED, c.error);
 	EXPECT_TRUE(NOT_MEASURED(c));
 	ASSERT_EQ(0, rt_set_latency(self->r, 0, 20 * RT_MS));
-	ASSERT_EQ(0, retire_retire_request(self->r, h));
+	ASSERT_EQ(0, retire_release_request(self->r, h));
 	ASSERT_EQ(0, rt_wait(self->r, &self->log, h, RETIRE_REC_RETIRED, &c,
 			     1000));
 
@@ -355,7 +355,7 @@ TEST_F(lifecycle, exit4_hung_target_terminates_only_on_sim_reset)
 	ASSERT_EQ(0, rt_wait(self->r, &self->log, h2, RETIRE_REC_TERMINAL, &c,
 			     3000));
 	EXPECT_EQ(RETIRE_OUTCOME_COMPLETED, c.outcome);
-	ASSERT_EQ(0, retire_retire_request(self->r, h2));
+	ASSERT_EQ(0, retire_release_request(self->r, h2));
 
 	ASSERT_EQ(0, rt_stats(self->r, &st));
 	EXPECT_EQ(1, st.failed);
@@ -396,8 +396,8 @@ TEST_F(lifecycle, exit5_consumer_error_returns_token_once)
 	EXPECT_EQ(1, st.tokens_out);
 
 	/* t2 still holds the buffer */
-	ASSERT_EQ(0, retire_retire_request(self->r, h));
-	EXPECT_EQ(-EALREADY, retire_retire_request(self->r, h));
+	ASSERT_EQ(0, retire_release_request(self->r, h));
+	EXPECT_EQ(-EALREADY, retire_release_request(self->r, h));
 	ASSERT_EQ(0, rt_collect(self->r, &self->log, 100));
 	EXPECT_EQ(0, rt_count(&self->log, h, RETIRE_REC_RETIRED));
 	ASSERT_EQ(0, rt_stats(self->r, &st));
@@ -445,7 +445,7 @@ TEST_F(lifecycle, timeout_delivers_timed_out_and_keeps_buffer_owned)
 	EXPECT_EQ(LEN, st.owned_bytes);
 	EXPECT_EQ(-EBUSY, retire_unregister_buffer(self->r, self->buf));
 	EXPECT_EQ(-EBUSY, retire_borrow_token(self->r, h, &t));
-	EXPECT_EQ(-EBUSY, retire_retire_request(self->r, h));
+	EXPECT_EQ(-EBUSY, retire_release_request(self->r, h));
 	ASSERT_EQ(0, rt_stats(self->r, &st));
 	EXPECT_EQ(1, st.buffers);
 	EXPECT_EQ(0, st.tokens_out);
@@ -462,7 +462,7 @@ TEST_F(lifecycle, timeout_delivers_timed_out_and_keeps_buffer_owned)
 		  rt_index(&self->log, h, RETIRE_REC_TERMINAL));
 	EXPECT_EQ(-1, rt_check_pattern(self->map, LEN, 0x66));
 
-	ASSERT_EQ(0, retire_retire_request(self->r, h));
+	ASSERT_EQ(0, retire_release_request(self->r, h));
 	ASSERT_EQ(0, rt_wait(self->r, &self->log, h, RETIRE_REC_RETIRED, &c,
 			     1000));
 	munmap(self->map, LEN);
@@ -545,7 +545,7 @@ TEST_F(lifecycle, deadlines_in_any_order_each_time_out_once_in_order)
 	EXPECT_EQ(8, st.timed_out);
 	EXPECT_EQ(N, st.completed);
 	for (i = 0; i < N; i++)
-		EXPECT_EQ(0, retire_retire_request(self->r, h[i]));
+		EXPECT_EQ(0, retire_release_request(self->r, h[i]));
 }
 
 TEST_F(lifecycle, finish_ns_keeps_the_body_owned_after_its_last_byte)
@@ -586,7 +586,7 @@ TEST_F(lifecycle, finish_ns_keeps_the_body_owned_after_its_last_byte)
 	ASSERT_EQ(0, rt_stats(self->r, &st));
 	EXPECT_EQ(0, st.device_outstanding);
 	EXPECT_EQ(1, st.physical_outstanding);
-	ASSERT_EQ(0, retire_retire_request(self->r, h));
+	ASSERT_EQ(0, retire_release_request(self->r, h));
 	ASSERT_EQ(0, rt_stats(self->r, &st));
 	EXPECT_EQ(0, st.physical_outstanding);
 	EXPECT_EQ(0, st.owned_bytes);
@@ -625,7 +625,7 @@ TEST_F(lifecycle, cancel_in_the_finish_window_stops_the_job)
 			     &term, 1000));
 	EXPECT_EQ(RETIRE_OUTCOME_CANCELLED, term.outcome);
 	EXPECT_GT(2000 * RT_MS, rt_now_ns() - t0);
-	ASSERT_EQ(0, retire_retire_request(self->r, h));
+	ASSERT_EQ(0, retire_release_request(self->r, h));
 	ASSERT_EQ(0, rt_stats(self->r, &st));
 	EXPECT_EQ(0, st.physical_outstanding);
 	EXPECT_EQ(1, st.cancel_ok);
@@ -648,7 +648,7 @@ TEST_F(lifecycle, handoff_never_drops_count_to_zero)
 	ASSERT_EQ(0, rt_stats(self->r, &st));
 	EXPECT_EQ(1, st.tokens_out);
 
-	ASSERT_EQ(0, retire_retire_request(self->r, h));
+	ASSERT_EQ(0, retire_release_request(self->r, h));
 	ASSERT_EQ(0, rt_collect(self->r, &self->log, 100));
 	EXPECT_EQ(0, rt_count(&self->log, h, RETIRE_REC_RETIRED));
 
@@ -704,7 +704,7 @@ TEST_F(lifecycle, failed_request_delivers_failed_not_measured)
 	EXPECT_EQ(0, st.stale_published);
 	EXPECT_EQ(0, st.logical_outstanding);
 
-	ASSERT_EQ(0, retire_retire_request(self->r, h));
+	ASSERT_EQ(0, retire_release_request(self->r, h));
 	ASSERT_EQ(0, rt_wait(self->r, &self->log, h, RETIRE_REC_RETIRED, &c,
 			     1000));
 	ASSERT_EQ(0, rt_stats(self->r, &st));
@@ -724,7 +724,7 @@ static void run_one(struct __test_metadata *_metadata,
 			       &h));
 	ASSERT_EQ(0, rt_wait(self->r, &self->log, h, RETIRE_REC_TERMINAL,
 			     term, 3000));
-	ASSERT_EQ(0, retire_retire_request(self->r, h));
+	ASSERT_EQ(0, retire_release_request(self->r, h));
 	ASSERT_EQ(0, rt_wait(self->r, &self->log, h, RETIRE_REC_RETIRED, &c,
 			     1000));
 }
@@ -801,7 +801,7 @@ TEST_F(lifecycle, stale_engine_event_is_rejected_and_counted)
 			       0x101, 0, &h1));
 	ASSERT_EQ(0, rt_wait(self->r, &self->log, h1, RETIRE_REC_TERMINAL, &c,
 			     3000));
-	ASSERT_EQ(0, retire_retire_request(self->r, h1));
+	ASSERT_EQ(0, retire_release_request(self->r, h1));
 	ASSERT_EQ(0, rt_wait(self->r, &self->log, h1, RETIRE_REC_RETIRED, &c,
 			     1000));
 
@@ -835,7 +835,7 @@ TEST_F(lifecycle, stale_engine_event_is_rejected_and_counted)
 	EXPECT_EQ(0x102, c.user_data);
 	EXPECT_TRUE(c.flags & RETIRE_CQE_F_MEASURED);
 	EXPECT_EQ(-1, rt_check_pattern(self->map, LEN, 0x102));
-	ASSERT_EQ(0, retire_retire_request(self->r, h2));
+	ASSERT_EQ(0, retire_release_request(self->r, h2));
 	ASSERT_EQ(0, rt_wait(self->r, &self->log, h2, RETIRE_REC_RETIRED, &c,
 			     1000));
 	/* the old handle got no record after its retirement */
@@ -911,7 +911,7 @@ TEST_F(release, three_borrows_all_release_orders_retire_once)
 	/* four events: three returns with the retire call among them */
 	for (step = 0; step < 4; step++) {
 		if (step == variant->retire_at) {
-			ASSERT_EQ(0, retire_retire_request(self->r, h));
+			ASSERT_EQ(0, retire_release_request(self->r, h));
 		} else {
 			EXPECT_EQ(0, retire_return_token(self->r,
 						t[variant->order[ret_n]], 0));
@@ -1018,7 +1018,7 @@ TEST_F(owner, exit6_closed_fd_reused_number_is_a_new_context)
 	EXPECT_EQ(0, st.owned_bytes);
 	EXPECT_EQ(0, st.buffers);
 	EXPECT_EQ(-ENOENT, retire_cancel_request(b, h));
-	EXPECT_EQ(-ENOENT, retire_retire_request(b, h));
+	EXPECT_EQ(-ENOENT, retire_release_request(b, h));
 	EXPECT_EQ(-ENOENT, retire_borrow_token(b, h, &t));
 	EXPECT_EQ(-ENOENT, retire_unregister_buffer(b, abuf));
 	ASSERT_EQ(0, rt_stats(b, &st));
@@ -1084,7 +1084,7 @@ static void owner_child(int wfd, long tokens)
 		for (i = 0; i < OWNER_TOKENS; i++)
 			if (retire_borrow_token(r, h[0], &t[i]))
 				goto out;
-		if (retire_retire_request(r, h[0]))
+		if (retire_release_request(r, h[0]))
 			goto out;
 		first = 1;
 	}

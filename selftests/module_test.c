@@ -175,7 +175,7 @@ TEST_F(mods, the_core_alone_refuses_submits_until_an_engine_comes)
 
 	ASSERT_EQ(0, mods_unload_engines());
 	ASSERT_EQ(0, retire_open_device(&r, NULL, 0));
-	EXPECT_EQ(0, retire_get_engine(r, &id));
+	EXPECT_EQ(0, retire_get_bound_engine(r, &id));
 	EXPECT_EQ(NO_ENGINE, id);
 	EXPECT_EQ(0, retire_list_engines(r, NULL, 0));
 	ASSERT_EQ(0, retire_get_info(r, &info));
@@ -185,19 +185,19 @@ TEST_F(mods, the_core_alone_refuses_submits_until_an_engine_comes)
 				     0, &h));
 	EXPECT_EQ(-ENOTTY, rt_ioctl(retire_get_fd(r), RETIRE_IOC_SIM_CONFIG,
 				    &cfg));
-	EXPECT_EQ(-ENOENT, retire_set_engine(r, RETIRE_ENGINE_SIM));
+	EXPECT_EQ(-ENOENT, retire_bind_engine(r, RETIRE_ENGINE_SIM));
 
 	ASSERT_EQ(0, mod_load("retire_sim"));
 	EXPECT_EQ(RETIRE_ENGINE_SIM, engine_id(r, "sim"));
 	ASSERT_EQ(0, retire_get_info(r, &info));
 	EXPECT_TRUE(info.features & RETIRE_FEAT_SIM);
 	EXPECT_EQ(0, rt_ioctl(retire_get_fd(r), RETIRE_IOC_SIM_CONFIG, &cfg));
-	ASSERT_EQ(0, retire_set_engine(r, RETIRE_ENGINE_SIM));
+	ASSERT_EQ(0, retire_bind_engine(r, RETIRE_ENGINE_SIM));
 	ASSERT_EQ(0, rt_submit(r, buf, 0, RT_PAGE, RETIRE_DEV_WRITE, 1, 0,
 			       &h));
 	ASSERT_EQ(0, rt_wait(r, &log, h, RETIRE_REC_TERMINAL, &c, 3000));
 	EXPECT_EQ(RETIRE_OUTCOME_COMPLETED, c.outcome);
-	EXPECT_EQ(0, retire_retire_request(r, h));
+	EXPECT_EQ(0, retire_release_request(r, h));
 	rt_log_free(&log);
 	retire_close_device(r);
 }
@@ -234,12 +234,12 @@ TEST_F(mods, an_engine_module_stays_while_a_context_is_bound_to_it)
 	EXPECT_EQ(RETIRE_ENGINE_SIM, engine_id(r, "sim"));
 	ASSERT_EQ(0, rt_wait(r, &log, h, RETIRE_REC_TERMINAL, &c, 3000));
 	EXPECT_EQ(RETIRE_OUTCOME_COMPLETED, c.outcome);
-	EXPECT_EQ(0, retire_retire_request(r, h));
+	EXPECT_EQ(0, retire_release_request(r, h));
 	ASSERT_EQ(0, rt_wait(r, &log, h, RETIRE_REC_RETIRED, NULL, 2000));
 	ASSERT_EQ(0, rt_set_latency(r, 0, 0));
 
 	/* bound elsewhere: the sim's module may go, the context works on */
-	ASSERT_EQ(0, retire_set_engine(r, null_id));
+	ASSERT_EQ(0, retire_bind_engine(r, null_id));
 	EXPECT_EQ(0, mod_settle("retire_sim"));
 	ASSERT_EQ(0, mod_unload("retire_sim"));
 	EXPECT_EQ(NO_ENGINE, engine_id(r, "sim"));
@@ -249,14 +249,14 @@ TEST_F(mods, an_engine_module_stays_while_a_context_is_bound_to_it)
 	EXPECT_EQ(RETIRE_OUTCOME_COMPLETED, c.outcome);
 	/* the null device moves nothing */
 	EXPECT_EQ(0, c.result_len);
-	EXPECT_EQ(0, retire_retire_request(r, h));
+	EXPECT_EQ(0, retire_release_request(r, h));
 
 	ASSERT_EQ(0, mod_load("retire_sim"));
 	EXPECT_EQ(RETIRE_ENGINE_SIM, engine_id(r, "sim"));
 	/* the list is in id order: the sim first, though it came last */
 	ASSERT_LE(1, retire_list_engines(r, &first, 1));
 	EXPECT_EQ(RETIRE_ENGINE_SIM, first.id);
-	EXPECT_EQ(0, retire_set_engine(r, RETIRE_ENGINE_SIM));
+	EXPECT_EQ(0, retire_bind_engine(r, RETIRE_ENGINE_SIM));
 	rt_log_free(&log);
 	retire_close_device(r);
 }
@@ -285,13 +285,13 @@ TEST_F(mods, default_engine_names_what_a_new_context_binds_to)
 	ASSERT_EQ(0, rt_write_file(DEFAULT_ENGINE, "null"));
 	ASSERT_EQ(0, retire_open_device(&r, NULL, 0));
 	null_id = engine_id(r, "null");
-	EXPECT_EQ(0, retire_get_engine(r, &id));
+	EXPECT_EQ(0, retire_get_bound_engine(r, &id));
 	EXPECT_EQ(null_id, id);
 	retire_close_device(r);
 
 	ASSERT_EQ(0, rt_write_file(DEFAULT_ENGINE, "nonesuch"));
 	ASSERT_EQ(0, retire_open_device(&r, NULL, 0));
-	EXPECT_EQ(0, retire_get_engine(r, &id));
+	EXPECT_EQ(0, retire_get_bound_engine(r, &id));
 	EXPECT_EQ(NO_ENGINE, id);
 	ASSERT_EQ(0, rt_register(r, RT_PAGE, &buf, NULL));
 	EXPECT_EQ(-ENODEV, rt_submit(r, buf, 0, RT_PAGE, RETIRE_DEV_READ, 0,
@@ -300,7 +300,7 @@ TEST_F(mods, default_engine_names_what_a_new_context_binds_to)
 
 	ASSERT_EQ(0, rt_write_file(DEFAULT_ENGINE, "sim"));
 	ASSERT_EQ(0, retire_open_device(&r, NULL, 0));
-	EXPECT_EQ(0, retire_get_engine(r, &id));
+	EXPECT_EQ(0, retire_get_bound_engine(r, &id));
 	EXPECT_EQ(RETIRE_ENGINE_SIM, id);
 	retire_close_device(r);
 }
@@ -321,7 +321,7 @@ TEST_F(mods, a_removed_devices_module_stays_until_its_contexts_close)
 		SKIP(return, "no edu device bound to retire_edu.ko");
 	ASSERT_EQ(0, retire_open_device(&r, NULL, 0));
 	ASSERT_TRUE(RT_POLL_UNTIL(!rt_edu_engine(r, &e), 3000, 20));
-	ASSERT_EQ(0, retire_set_engine(r, e.id));
+	ASSERT_EQ(0, retire_bind_engine(r, e.id));
 	ASSERT_EQ(0, rt_register(r, RT_PAGE, &buf, NULL));
 
 	snprintf(path, sizeof(path), "/sys/bus/pci/devices/%s/remove",

@@ -5,7 +5,7 @@
  * the sim engine's knobs and their CAP_SYS_ADMIN check, strict validation
  * with extended ACKs, and the "stale" and "health" multicast groups.
  *
- * The library (retire_query_stats(), retire_read_events(), ...) is used
+ * The library (retire_nl_get_stats(), retire_read_events(), ...) is used
  * where it is the natural client; a raw NETLINK_GENERIC socket built here by
  * hand is used where the test must see the wire: attribute sizes, malformed
  * requests and the extended ACK that comes back.
@@ -838,7 +838,7 @@ static void make_some_counts(struct __test_metadata *_metadata,
 	for (i = 0; i < cancels; i++)
 		ASSERT_EQ(-ENOENT, retire_cancel_request(r, FORGED_REQ(i + 1)));
 	for (i = 0; i < retires; i++)
-		ASSERT_EQ(-ENOENT, retire_retire_request(r, FORGED_REQ(i + 1)));
+		ASSERT_EQ(-ENOENT, retire_release_request(r, FORGED_REQ(i + 1)));
 	for (i = 0; i < buffers; i++)
 		ASSERT_EQ(0, rt_register(r, RT_PAGE, &b, NULL));
 }
@@ -855,7 +855,7 @@ TEST_F(nl, stats_get_do_equals_module_ioctl_stats)
 	/* compare on a sample taken while nothing moved */
 	for (tries = 0; tries < 20; tries++) {
 		ASSERT_EQ(0, rt_mstats(self->r, &before));
-		ASSERT_EQ(0, retire_query_stats(self->nl, &got));
+		ASSERT_EQ(0, retire_nl_get_stats(self->nl, &got));
 		ASSERT_EQ(0, rt_mstats(self->r, &after));
 		if (!rt_stats_diff(&before, &after, NULL))
 			break;
@@ -1066,7 +1066,7 @@ TEST_F(nl, stats_dump_has_each_context_with_owner_and_counters)
 	for (tries = 0; tries < 10; tries++) {
 		d.n = 0;
 		ASSERT_EQ(0, rt_mstats(self->r, &m0));
-		ASSERT_EQ(0, retire_dump_stats(self->nl, dump_cb, &d));
+		ASSERT_EQ(0, retire_nl_dump_stats(self->nl, dump_cb, &d));
 		ASSERT_EQ(0, rt_mstats(self->r, &m1));
 		if (m0.contexts == m1.contexts)
 			break;
@@ -1122,7 +1122,7 @@ TEST_F(nl, engine_get_and_set_agree_with_sim_config_ioctl)
 	sim_config_a(&want);
 	ASSERT_EQ(0, retire_set_sim_config(self->r, &want));
 	memset(&got, 0, sizeof(got));
-	ASSERT_EQ(0, retire_query_engine(self->nl, &got));
+	ASSERT_EQ(0, retire_nl_get_sim_config(self->nl, &got));
 	EXPECT_SIM_CONFIG_EQ(want, got);
 
 	rnl_begin(&self->rn, self->rn.family, NLM_F_ACK, RETIRE_CMD_ENGINE_GET);
@@ -1138,7 +1138,7 @@ TEST_F(nl, engine_get_and_set_agree_with_sim_config_ioctl)
 
 	/* set by netlink, read by ioctl */
 	sim_config_b(&want);
-	ASSERT_EQ(0, retire_configure_engine(self->nl, &want));
+	ASSERT_EQ(0, retire_nl_set_sim_config(self->nl, &want));
 	ASSERT_EQ(0, retire_get_sim_config(self->r, &got));
 	EXPECT_SIM_CONFIG_EQ(want, got);
 
@@ -1257,12 +1257,12 @@ TEST_F(nl, engine_set_needs_cap_sys_admin)
 		if (retire_open_netlink(&cnl))
 			_exit(11);
 		memset(&g, 0, sizeof(g));
-		if (retire_query_engine(cnl, &g))
+		if (retire_nl_get_sim_config(cnl, &g))
 			_exit(12);
 		if (!rt_sim_config_eq(&g, &known))
 			_exit(13);
 		sim_config_b(&s);
-		if (retire_configure_engine(cnl, &s) != -EPERM)
+		if (retire_nl_set_sim_config(cnl, &s) != -EPERM)
 			_exit(14);
 		retire_close_netlink(cnl);
 
@@ -1314,7 +1314,7 @@ TEST_F(nl, unprivileged_dump_shows_only_own_contexts)
 	pid_t pid;
 
 	/* root sees its own context */
-	ASSERT_EQ(0, retire_dump_stats(self->nl, dump_cb, &d));
+	ASSERT_EQ(0, retire_nl_dump_stats(self->nl, dump_cb, &d));
 	for (i = 0; i < d.n; i++)
 		mine |= d.e[i].pid == (__u32)getpid();
 	EXPECT_TRUE(mine);
@@ -1332,9 +1332,9 @@ TEST_F(nl, unprivileged_dump_shows_only_own_contexts)
 			_exit(10);
 		if (retire_open_netlink(&cnl))
 			_exit(11);
-		if (retire_query_stats(cnl, &st) || !st.contexts)
+		if (retire_nl_get_stats(cnl, &st) || !st.contexts)
 			_exit(12);
-		if (retire_dump_stats(cnl, dump_cb, &cd) || cd.n)
+		if (retire_nl_dump_stats(cnl, dump_cb, &cd) || cd.n)
 			_exit(13);
 		if (retire_open_monitor(&m, RETIRE_MONITOR_STALE) != -EPERM)
 			_exit(14);
@@ -1598,7 +1598,7 @@ TEST_F(nl, counters_match_provoked_stale_events)
 	/* h1: done and retired, its handle stale from now on */
 	ASSERT_EQ(0, rt_submit(r, buf, 0, RT_PAGE, RETIRE_DEV_WRITE, 1, 0, &h1));
 	ASSERT_EQ(0, rt_wait(r, &log, h1, RETIRE_REC_TERMINAL, &c, 3000));
-	ASSERT_EQ(0, retire_retire_request(r, h1));
+	ASSERT_EQ(0, retire_release_request(r, h1));
 	ASSERT_EQ(0, rt_wait(r, &log, h1, RETIRE_REC_RETIRED, &c, 1000));
 
 	for (i = 0; i < N_ENGINE; i++)
@@ -1606,7 +1606,7 @@ TEST_F(nl, counters_match_provoked_stale_events)
 	for (i = 0; i < N_CANCEL; i++)
 		ASSERT_EQ(-ENOENT, retire_cancel_request(r, h1));
 	for (i = 0; i < N_USER; i++)
-		ASSERT_EQ(-ENOENT, retire_retire_request(r, h1));
+		ASSERT_EQ(-ENOENT, retire_release_request(r, h1));
 
 	/* a token given back, then given back again */
 	ASSERT_EQ(0, rt_submit(r, buf, 0, RT_PAGE, RETIRE_DEV_WRITE, 2, 0, &h2));
@@ -1615,7 +1615,7 @@ TEST_F(nl, counters_match_provoked_stale_events)
 	ASSERT_EQ(0, retire_return_token(r, t, 0));
 	for (i = 0; i < N_TOKEN; i++)
 		ASSERT_EQ(-ENOENT, retire_return_token(r, t, 0));
-	ASSERT_EQ(0, retire_retire_request(r, h2));
+	ASSERT_EQ(0, retire_release_request(r, h2));
 	ASSERT_EQ(0, rt_wait(r, &log, h2, RETIRE_REC_RETIRED, &c, 1000));
 
 	/* done, its key's epoch bumped before its TERMINAL record is read */
@@ -1626,7 +1626,7 @@ TEST_F(nl, counters_match_provoked_stale_events)
 	ASSERT_EQ(0, retire_bump_epoch(r, 9, &e));
 	ASSERT_EQ(0, rt_wait(r, &log, h3, RETIRE_REC_TERMINAL, &c, 3000));
 	ASSERT_EQ(RETIRE_OUTCOME_STALE, c.outcome);
-	ASSERT_EQ(0, retire_retire_request(r, h3));
+	ASSERT_EQ(0, retire_release_request(r, h3));
 	ASSERT_EQ(0, rt_wait(r, &log, h3, RETIRE_REC_RETIRED, &c, 1000));
 
 	ASSERT_EQ(0, rt_stats(r, &st));
@@ -1667,7 +1667,7 @@ TEST_F(nl, counters_match_provoked_stale_events)
 			      ANY_CTX));
 
 	/* the message's ctx-id is the one the dump gives this context */
-	ASSERT_EQ(0, retire_dump_stats(self->nl, dump_cb, &d));
+	ASSERT_EQ(0, retire_nl_dump_stats(self->nl, dump_cb, &d));
 	EXPECT_EQ(1, dump_match(&d, getpid(), &st, &id));
 	EXPECT_EQ(id, ev[0].ctx_id);
 
@@ -1697,7 +1697,7 @@ TEST_F_TIMEOUT(nl, burst_of_100000_stale_events_is_coalesced, 100)
 	ASSERT_EQ(0, rt_register(r, RT_PAGE, &buf, NULL));
 	ASSERT_EQ(0, rt_submit(r, buf, 0, RT_PAGE, RETIRE_DEV_WRITE, 1, 0, &h));
 	ASSERT_EQ(0, rt_wait(r, &log, h, RETIRE_REC_TERMINAL, &c, 3000));
-	ASSERT_EQ(0, retire_retire_request(r, h));
+	ASSERT_EQ(0, retire_release_request(r, h));
 	ASSERT_EQ(0, rt_wait(r, &log, h, RETIRE_REC_RETIRED, &c, 1000));
 	ASSERT_EQ(0, retire_open_monitor(&m, RETIRE_MONITOR_STALE));
 
@@ -1788,7 +1788,7 @@ TEST_F(nl, health_reports_quarantine_reset_and_reaped)
 
 	/* retired and closed: the reaper frees it */
 	ASSERT_EQ(0, rt_wait(r, &log, h, RETIRE_REC_TERMINAL, &c, 2000));
-	ASSERT_EQ(0, retire_retire_request(r, h));
+	ASSERT_EQ(0, retire_release_request(r, h));
 	ASSERT_EQ(0, rt_wait(r, &log, h, RETIRE_REC_RETIRED, &c, 1000));
 	retire_close_device(r);
 	ireaped = ev_wait(m, &l, 0, RETIRE_CMD_HEALTH_NTF,

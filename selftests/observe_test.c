@@ -89,7 +89,7 @@ static void obs_life(struct __test_metadata *_metadata,
 	ASSERT_EQ(RETIRE_OUTCOME_COMPLETED, c.outcome);
 	ASSERT_EQ(0, retire_borrow_token(self->r, *h, tok));
 	ASSERT_EQ(0, retire_handoff_token(self->r, *tok, tok2));
-	ASSERT_EQ(0, retire_retire_request(self->r, *h));
+	ASSERT_EQ(0, retire_release_request(self->r, *h));
 	ASSERT_EQ(0, retire_return_token(self->r, *tok2, -EIO));
 	ASSERT_EQ(0, rt_wait(self->r, &self->log, *h, RETIRE_REC_RETIRED, &c,
 			     1000));
@@ -180,7 +180,7 @@ TEST_F(obs, a_cancel_and_the_terminal_event_it_causes_share_one_time)
 	EXPECT_EQ(h, ev[i + 1].handle);
 	EXPECT_EQ(RETIRE_OUTCOME_CANCELLED, ev[i + 1].aux);
 	EXPECT_EQ(ev[i].time_ns, ev[i + 1].time_ns);
-	ASSERT_EQ(0, retire_retire_request(self->r, h));
+	ASSERT_EQ(0, retire_release_request(self->r, h));
 }
 
 /*

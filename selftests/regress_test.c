@@ -62,7 +62,7 @@ static void rg_retire(struct __test_metadata *_metadata, struct retire *r,
 	struct retire_cqe c;
 
 	ASSERT_EQ(0, rt_wait(r, log, h, RETIRE_REC_TERMINAL, &c, ms));
-	ASSERT_EQ(0, retire_retire_request(r, h));
+	ASSERT_EQ(0, retire_release_request(r, h));
 	ASSERT_EQ(0, rt_wait(r, log, h, RETIRE_REC_RETIRED, &c, 2000));
 }
 
@@ -103,7 +103,7 @@ TEST_F(rg, limits_raise_starts_waiters_and_close_returns)
 	/* the same again, closed while two wait: close must return */
 	ASSERT_EQ(0, retire_set_limits(r2, &l));
 	for (i = 0; i < 3; i++) {
-		ASSERT_EQ(0, retire_retire_request(r2, h[i]));
+		ASSERT_EQ(0, retire_release_request(r2, h[i]));
 		ASSERT_EQ(0, rt_wait(r2, &self->log, h[i], RETIRE_REC_RETIRED,
 				     &c, 2000));
 		ASSERT_EQ(0, rt_submit_key(r2, b[i], 0, 64, RETIRE_DEV_WRITE,
@@ -232,7 +232,7 @@ TEST_F(rg, inject_never_ends_a_request_that_came_alive)
 		/* the sim engine finished it: nobody else did */
 		ASSERT_EQ(RETIRE_OUTCOME_COMPLETED, c.outcome);
 		ASSERT_EQ(4096, c.result_len);
-		ASSERT_EQ(0, retire_retire_request(self->r, h));
+		ASSERT_EQ(0, retire_release_request(self->r, h));
 		ASSERT_EQ(0, rt_wait(self->r, &self->log, h,
 				     RETIRE_REC_RETIRED, &c, 2000));
 		ASSERT_EQ(0, rt_submit(self->r, x.buf, 0, 4096,
@@ -756,7 +756,7 @@ TEST_F(rg, handoff_at_token_cap_succeeds)
 	tok[0] = nt;
 	ASSERT_EQ(0, rt_stats(self->r, &s));
 	EXPECT_EQ(cap, s.tokens_out);
-	ASSERT_EQ(0, retire_retire_request(self->r, h));
+	ASSERT_EQ(0, retire_release_request(self->r, h));
 	for (i = 0; i < cap; i++)
 		ASSERT_EQ(0, retire_return_token(self->r, tok[i], 0));
 	EXPECT_EQ(0, rt_wait(self->r, &self->log, h, RETIRE_REC_RETIRED, &c,
@@ -1083,7 +1083,7 @@ TEST_F(rg, submit_reports_admissions_when_results_cannot_be_written)
 			  self->log.c[k].handle, 2000);
 	}
 	/* the stuck read() delivered h's TERMINAL record */
-	ASSERT_EQ(0, retire_retire_request(self->r, h));
+	ASSERT_EQ(0, retire_release_request(self->r, h));
 	ASSERT_EQ(0, rt_wait(self->r, &self->log, h, RETIRE_REC_RETIRED, &c,
 			     2000));
 	munmap(area, 3 * RT_PAGE);
@@ -1164,7 +1164,7 @@ TEST_F(rg, cancel_retire_and_return_never_wait_behind_a_faulting_reader)
 	EXPECT_EQ(-ENOENT, lk.token);
 
 	/* the stuck read() delivered h0's TERMINAL record; h1 completes */
-	ASSERT_EQ(0, retire_retire_request(self->r, h0));
+	ASSERT_EQ(0, retire_release_request(self->r, h0));
 	ASSERT_EQ(0, rt_wait(self->r, &self->log, h0, RETIRE_REC_RETIRED, &c,
 			     2000));
 	rg_retire(_metadata, self->r, &self->log, h1, 5000);
@@ -1269,9 +1269,9 @@ TEST_F(rg, each_refusal_moves_the_counters_its_table_row_names)
 	       "protocol_errors", "stale_token",);
 	RG_ROW("borrow on a retired request",
 	       retire_borrow_token(self->r, h, &t1), -ENOENT, "stale_token",);
-	RG_ROW("RETIRE after retirement", retire_retire_request(self->r, h),
+	RG_ROW("RETIRE after retirement", retire_release_request(self->r, h),
 	       -ENOENT, "stale_user",);
-	RG_ROW("RETIRE of a buffer's handle", retire_retire_request(self->r, b),
+	RG_ROW("RETIRE of a buffer's handle", retire_release_request(self->r, b),
 	       -ENOENT, "stale_user",);
 	RG_ROW("unregister of a request's handle",
 	       retire_unregister_buffer(self->r, h2), -ENOENT, "stale_user",);
@@ -1351,8 +1351,8 @@ TEST_F(rg, borrow_after_retire_with_a_token_out_succeeds_and_delays_retirement)
 	ASSERT_EQ(0, rt_wait(self->r, &self->log, h, RETIRE_REC_TERMINAL, &c,
 			     3000));
 	ASSERT_EQ(0, retire_borrow_token(self->r, h, &t1));
-	ASSERT_EQ(0, retire_retire_request(self->r, h));
-	EXPECT_EQ(-EALREADY, retire_retire_request(self->r, h));
+	ASSERT_EQ(0, retire_release_request(self->r, h));
+	EXPECT_EQ(-EALREADY, retire_release_request(self->r, h));
 	EXPECT_EQ(0, retire_borrow_token(self->r, h, &t2));
 	ASSERT_EQ(0, rt_stats(self->r, &st0));
 	EXPECT_EQ(2, st0.tokens_out);
@@ -1370,7 +1370,7 @@ TEST_F(rg, borrow_after_retire_with_a_token_out_succeeds_and_delays_retirement)
 	ASSERT_EQ(0, rt_stats(self->r, &st));
 	EXPECT_EQ(st0.retired + 1, st.retired);
 	EXPECT_EQ(-ENOENT, retire_borrow_token(self->r, h, &t1));
-	EXPECT_EQ(-ENOENT, retire_retire_request(self->r, h));
+	EXPECT_EQ(-ENOENT, retire_release_request(self->r, h));
 }
 
 /*
@@ -1428,7 +1428,7 @@ TEST_F(rg, cancel_returns_0_only_before_the_engine_has_it_and_says_ecanceled)
 	EXPECT_EQ(RETIRE_OUTCOME_CANCELLED, term.outcome);
 	EXPECT_EQ(-ECANCELED, term.error);
 	for (i = 0; i < 3; i++) {
-		ASSERT_EQ(0, retire_retire_request(self->r, h[i]));
+		ASSERT_EQ(0, retire_release_request(self->r, h[i]));
 		ASSERT_EQ(0, rt_wait(self->r, &self->log, h[i],
 				     RETIRE_REC_RETIRED, &term, 1000));
 	}

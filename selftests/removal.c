@@ -120,7 +120,7 @@ static int owner_run(unsigned int round, int k, __u32 engine, __u64 seed,
 		nr = NREQ;
 	ret = retire_open_device(&o.r, NULL, 0);
 	if (!ret)
-		ret = retire_set_engine(o.r, engine);
+		ret = retire_bind_engine(o.r, engine);
 	/* a buffer carries one request at a time: one each */
 	for (i = 0; !ret && i < nr; i++)
 		ret = rt_register(o.r, RT_PAGE, &buf[i], NULL);
@@ -182,7 +182,7 @@ static int owner_run(unsigned int round, int k, __u32 engine, __u64 seed,
 				    o.h[i], c.outcome);
 		if (c.outcome == RETIRE_OUTCOME_FAILED && c.error != -ECANCELED)
 			bad |= fail(round, k, "failed with", o.h[i], c.error);
-		ret = retire_retire_request(o.r, o.h[i]);
+		ret = retire_release_request(o.r, o.h[i]);
 		if (ret && ret != -EALREADY)
 			bad |= fail(round, k, "retire", o.h[i], ret);
 	}

@@ -642,7 +642,7 @@ static int rg_bind_null(struct retire *r)
 {
 	struct retire_engine_info e;
 
-	return rt_engine_named(r, "null", &e) ?: retire_set_engine(r, e.id);
+	return rt_engine_named(r, "null", &e) ?: retire_bind_engine(r, e.id);
 }
 
 /*

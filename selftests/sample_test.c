@@ -32,7 +32,7 @@ FIXTURE_SETUP(sample)
 	RT_OPEN_OR_SKIP(self->r);
 	if (rt_engine_named(self->r, "sample", &self->e))
 		SKIP(return, "retire_sample.ko is not loaded");
-	ASSERT_EQ(0, retire_set_engine(self->r, self->e.id));
+	ASSERT_EQ(0, retire_bind_engine(self->r, self->e.id));
 }
 
 FIXTURE_TEARDOWN(sample)
@@ -66,7 +66,7 @@ TEST_F(sample, it_moves_the_allowed_bytes_and_none_after_its_terminal_event)
 			     5000));
 	EXPECT_EQ(RETIRE_OUTCOME_COMPLETED, c.outcome);
 	EXPECT_EQ(n, c.result_len);
-	ASSERT_EQ(0, retire_retire_request(self->r, h));
+	ASSERT_EQ(0, retire_release_request(self->r, h));
 	ASSERT_EQ(0, rt_wait(self->r, &self->log, h, RETIRE_REC_RETIRED, NULL,
 			     2000));
 	EXPECT_EQ(-1, rt_check_fill(map, off, 0x5a));
@@ -82,7 +82,7 @@ TEST_F(sample, it_moves_the_allowed_bytes_and_none_after_its_terminal_event)
 			     5000));
 	EXPECT_EQ(RETIRE_OUTCOME_COMPLETED, c.outcome);
 	EXPECT_EQ(rt_fnv1a64(map, len), c.checksum);
-	ASSERT_EQ(0, retire_retire_request(self->r, h));
+	ASSERT_EQ(0, retire_release_request(self->r, h));
 	EXPECT_EQ(0, memcmp(snap, map, len));
 	free(snap);
 }
@@ -106,7 +106,7 @@ TEST_F(sample, a_cancel_stops_what_the_device_has_not_begun)
 			     2000));
 	EXPECT_EQ(RETIRE_OUTCOME_CANCELLED, c.outcome);
 	EXPECT_EQ(0, c.result_len);
-	ASSERT_EQ(0, retire_retire_request(self->r, h));
+	ASSERT_EQ(0, retire_release_request(self->r, h));
 	EXPECT_EQ(-1, rt_check_fill(map, RT_PAGE, 0x11));
 }
 
@@ -128,7 +128,7 @@ TEST_F(sample, binding_is_refused_while_every_channel_is_taken)
 	ASSERT_EQ(0, rt_engine_named(self->r, "sample", &now));
 	for (i = 0; i < 16; i++) {
 		ASSERT_EQ(0, retire_open_device(&more[i], NULL, 0));
-		ret = retire_set_engine(more[i], self->e.id);
+		ret = retire_bind_engine(more[i], self->e.id);
 		if (ret)
 			break;
 		bound++;
@@ -137,11 +137,11 @@ TEST_F(sample, binding_is_refused_while_every_channel_is_taken)
 	/* this fixture's context holds one channel already */
 	EXPECT_EQ(channels - now.contexts, bound);
 	EXPECT_EQ(-ENOSPC, ret);
-	ASSERT_EQ(0, retire_get_engine(more[i], &id));
+	ASSERT_EQ(0, retire_get_bound_engine(more[i], &id));
 	EXPECT_NE(self->e.id, id);
 	/* one leaves: its channel is free again */
 	retire_close_device(more[0]);
-	EXPECT_TRUE(RT_POLL_UNTIL(!retire_set_engine(more[i], self->e.id),
+	EXPECT_TRUE(RT_POLL_UNTIL(!retire_bind_engine(more[i], self->e.id),
 				  3000, 20));
 	for (; i > 0; i--)
 		retire_close_device(more[i]);

@@ -136,7 +136,7 @@ static void rctx_open_on(struct rctx *c, unsigned int nbufs, const char *engine)
 	memset(c, 0, sizeof(*c));
 	check(retire_open_device(&c->r, NULL, 0));
 	if (engine)
-		check(retire_set_engine(c->r, engine_id(c->r, engine)));
+		check(retire_bind_engine(c->r, engine_id(c->r, engine)));
 	c->dev_flags = RETIRE_DEV_READ;
 	/* the null engine moves no byte; the sim reads them and hashes them */
 	c->want_len = engine && !strcmp(engine, "null") ? 0 : REQ_LEN;
@@ -365,7 +365,7 @@ static void cycle_explicit(struct rctx *c, unsigned int batch,
 			   RETIRE_OUTCOME_COMPLETED, h);
 		for (i = 0; i < batch; i++) {
 			ops[i] = retire_queue_get_op(c->q);
-			retire_prep_retire(ops[i], h[i]);
+			retire_prep_release(ops[i], h[i]);
 		}
 		check(retire_queue_submit_and_wait(c->q, batch, UINT64_MAX));
 		for (i = 0; i < batch; i++)
@@ -394,7 +394,7 @@ static void cycle_legacy(struct rctx *c, unsigned int batch, unsigned long n)
 		for (i = 0; i < batch; i++) {
 			expect_rec(c, &cqes[i], RETIRE_REC_TERMINAL,
 				   RETIRE_OUTCOME_COMPLETED);
-			check(retire_retire_request(c->r, cqes[i].handle));
+			check(retire_release_request(c->r, cqes[i].handle));
 		}
 		if (retire_reap_records(c->r, cqes, batch, batch,
 					UINT64_MAX) != (int)batch)

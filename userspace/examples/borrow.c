@@ -57,7 +57,7 @@ static int borrow(struct retire *r, __u64 buf, const unsigned char *map)
 	ret = retire_borrow_token(r, req, &tok_a);
 	if (ret)
 		return example_fail("borrow", ret);
-	ret = retire_retire_request(r, req);
+	ret = retire_release_request(r, req);
 	if (ret)
 		return example_fail("retire", ret);
 	if (still_held(r, "owner retired, A holds a token"))

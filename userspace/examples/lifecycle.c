@@ -42,7 +42,7 @@ static int lifecycle(struct retire *r, __u64 buf)
 	printf("TIMEOUT: device still holds the buffer: %s\n",
 	       cqe.flags & RETIRE_CQE_F_OUTSTANDING ? "yes" : "no");
 	/* so giving it back now is refused: the device could still read it */
-	ret = retire_retire_request(r, req);
+	ret = retire_release_request(r, req);
 	if (ret != -EBUSY)
 		return example_fail("early retire, expected EBUSY, got", ret);
 
@@ -51,7 +51,7 @@ static int lifecycle(struct retire *r, __u64 buf)
 		return 1;
 	printf("TERMINAL: outcome %u (1 = completed), after the deadline: %s\n",
 	       cqe.outcome, cqe.flags & RETIRE_CQE_F_TIMED_OUT ? "yes" : "no");
-	ret = retire_retire_request(r, req);
+	ret = retire_release_request(r, req);
 	if (ret)
 		return example_fail("retire", ret);
 	if (example_expect(r, req, RETIRE_REC_RETIRED, &cqe))
@@ -59,7 +59,7 @@ static int lifecycle(struct retire *r, __u64 buf)
 	printf("RETIRED: the page is back in its pool\n");
 
 	/* exactly once: the handle is stale from now on */
-	ret = retire_retire_request(r, req);
+	ret = retire_release_request(r, req);
 	if (ret != -ENOENT)
 		return example_fail("second retire, expected ENOENT, got", ret);
 	return 0;

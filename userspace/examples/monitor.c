@@ -34,7 +34,7 @@ static int one_request(struct retire *r, __u64 buf, __u64 *req)
 	*req = sqe.handle;
 	if (example_expect(r, *req, RETIRE_REC_TERMINAL, &cqe))
 		return 1;
-	ret = retire_retire_request(r, *req);
+	ret = retire_release_request(r, *req);
 	if (ret)
 		return example_fail("retire", ret);
 	return example_expect(r, *req, RETIRE_REC_RETIRED, &cqe);

@@ -15,7 +15,7 @@
  * retire_latency may be called from several threads at once on the same
  * handle, except that a handle must not be closed (or destroyed) while
  * another call on it runs. Calls on one struct retire_nl are serialized
- * (one request on its socket at a time); a retire_dump_stats() callback
+ * (one request on its socket at a time); a retire_nl_dump_stats() callback
  * runs with that handle busy and must not call back into it.
  *
  * Install: pkg-config --cflags --libs libretire; the headers live in
@@ -70,7 +70,7 @@ void retire_prep_request(struct retire_sqe *sqe, __u64 buf, __u64 offset,
 int retire_submit_requests(struct retire *r, struct retire_sqe *sqes,
 			   unsigned int nr);
 int retire_cancel_request(struct retire *r, __u64 handle);
-int retire_retire_request(struct retire *r, __u64 handle);
+int retire_release_request(struct retire *r, __u64 handle);
 /*
  * Cancel by match (RETIRE_FEAT_CANCEL_MATCH): every request of @key, or of
  * the context, that is waiting or on the device. Each returns how many it
@@ -133,7 +133,7 @@ static inline void retire_prep_cancel(struct retire_op *op, __u64 request)
 	retire_prep_op(op, RETIRE_OP_CANCEL, request);
 }
 
-static inline void retire_prep_retire(struct retire_op *op, __u64 request)
+static inline void retire_prep_release(struct retire_op *op, __u64 request)
 {
 	retire_prep_op(op, RETIRE_OP_RETIRE, request);
 }
@@ -202,13 +202,13 @@ void retire_queue_cq_advance(struct retire_queue *q, unsigned int nr);
 /* engines: the sim (RETIRE_ENGINE_SIM) and a bound device's */
 int retire_list_engines(struct retire *r, struct retire_engine_info *engines,
 			unsigned int nr);
-int retire_get_engine(struct retire *r, __u32 *engine);
-int retire_set_engine(struct retire *r, __u32 engine);
+int retire_get_bound_engine(struct retire *r, __u32 *engine);
+int retire_bind_engine(struct retire *r, __u32 engine);
 
 /*
  * A context's history (RETIRE_FEAT_HISTORY): its last RETIRE_HISTORY_LEN
  * events, oldest first, as struct retire_history_event; of the caller's
- * own context (@ctx_id 0) or of another by the id that retire_dump_stats()
+ * own context (@ctx_id 0) or of another by the id that retire_nl_dump_stats()
  * gives it.
  */
 
@@ -246,8 +246,9 @@ int retire_get_stats(struct retire *r, struct retire_stats *stats,
  * combined from other percentiles), and -ENODATA (unknown) when there are none. Attached to a handle
  * with retire_track_latency(), a set receives latency_ns of every
  * successful completion (a TERMINAL record with outcome COMPLETED and
- * RETIRE_CQE_F_MEASURED) that retire_reap_records() or
- * retire_run_records() returns on it. Once retire_track_latency() has
+ * RETIRE_CQE_F_MEASURED) that retire_reap_records(), retire_run_records(),
+ * retire_enter() or retire_queue_submit_and_wait() reads on it (the man
+ * page of retire_track_latency() is the reference). Once it has
  * detached a set, no reap on that handle touches it any more.
  */
 struct retire_latency;
@@ -310,19 +311,55 @@ typedef int (*retire_ctx_stats_fn)(__u64 ctx_id, __u32 pid,
 int retire_open_netlink(struct retire_nl **nlp);
 void retire_close_netlink(struct retire_nl *nl);
 int retire_get_family_id(const struct retire_nl *nl);
-int retire_query_info(struct retire_nl *nl, struct retire_info *info);
-int retire_query_stats(struct retire_nl *nl, struct retire_stats *stats);
-int retire_dump_stats(struct retire_nl *nl, retire_ctx_stats_fn fn,
-		      void *arg);
-int retire_query_engine(struct retire_nl *nl, struct retire_sim_config *cfg);
-int retire_configure_engine(struct retire_nl *nl,
-			    const struct retire_sim_config *cfg);
+int retire_nl_get_info(struct retire_nl *nl, struct retire_info *info);
+int retire_nl_get_stats(struct retire_nl *nl, struct retire_stats *stats);
+int retire_nl_dump_stats(struct retire_nl *nl, retire_ctx_stats_fn fn,
+			 void *arg);
+int retire_nl_get_sim_config(struct retire_nl *nl,
+			     struct retire_sim_config *cfg);
+int retire_nl_set_sim_config(struct retire_nl *nl,
+			     const struct retire_sim_config *cfg);
 
 int retire_open_monitor(struct retire_monitor **mp, unsigned int groups);
 int retire_get_monitor_fd(const struct retire_monitor *m);
 int retire_read_events(struct retire_monitor *m, struct retire_event *ev,
 		       unsigned int nr);
 void retire_close_monitor(struct retire_monitor *m);
+
+/*
+ * The names libretire 1.6 replaced: each still links to the same function
+ * (at the symbol version it always had) and is deprecated.
+ */
+#if defined(__GNUC__) || defined(__clang__)
+#define RETIRE_DEPRECATED(use)	__attribute__((deprecated("use " use)))
+#else
+#define RETIRE_DEPRECATED(use)
+#endif
+
+int retire_retire_request(struct retire *r, __u64 handle)
+	RETIRE_DEPRECATED("retire_release_request()");
+int retire_get_engine(struct retire *r, __u32 *engine)
+	RETIRE_DEPRECATED("retire_get_bound_engine()");
+int retire_set_engine(struct retire *r, __u32 engine)
+	RETIRE_DEPRECATED("retire_bind_engine()");
+int retire_query_info(struct retire_nl *nl, struct retire_info *info)
+	RETIRE_DEPRECATED("retire_nl_get_info()");
+int retire_query_stats(struct retire_nl *nl, struct retire_stats *stats)
+	RETIRE_DEPRECATED("retire_nl_get_stats()");
+int retire_dump_stats(struct retire_nl *nl, retire_ctx_stats_fn fn,
+		      void *arg)
+	RETIRE_DEPRECATED("retire_nl_dump_stats()");
+int retire_query_engine(struct retire_nl *nl, struct retire_sim_config *cfg)
+	RETIRE_DEPRECATED("retire_nl_get_sim_config()");
+int retire_configure_engine(struct retire_nl *nl,
+			    const struct retire_sim_config *cfg)
+	RETIRE_DEPRECATED("retire_nl_set_sim_config()");
+
+RETIRE_DEPRECATED("retire_prep_release()")
+static inline void retire_prep_retire(struct retire_op *op, __u64 request)
+{
+	retire_prep_release(op, request);
+}
 
 #ifdef __cplusplus
 }

@@ -14,4 +14,11 @@ void __retire_feed(struct retire *r, const struct retire_cqe *cqes,
 int __retire_rings_take(struct retire *r);
 void __retire_rings_give(struct retire *r);
 
+/*
+ * @old, a name libretire 1.6 replaced, as another symbol for @new: the
+ * same function, exported at the version @old always had
+ */
+#define RETIRE_OLD_NAME(old, new)					\
+	extern __typeof__(new) old __attribute__((alias(#new)))
+
 #endif /* LIBRETIRE_INTERNAL_H */

@@ -2,7 +2,7 @@
 /*
  * libretire: the generic netlink side, over libnl-genl.
  *
- * Requests (retire_query_*, retire_dump_stats, retire_configure_engine) and
+ * Requests (retire_query_*, retire_nl_dump_stats, retire_nl_set_sim_config) and
  * the monitor (retire_*_monitor, retire_read_events) never depend on
  * the exact attributes the kernel sends: attributes the library does not
  * know are skipped, and "uint" attributes are read at 4 or 8 bytes, as the
@@ -24,6 +24,7 @@
 #include <linux/retire_netlink.h>
 
 #include "libretire.h"
+#include "internal.h"
 
 /* counters of the stats attribute set: struct retire_stats's leading __u64s */
 #define RETIRE_NL_STATS_NR \
@@ -500,7 +501,7 @@ static int retire_nl_parse_info(struct nlattr **tb, void *arg)
 	return 0;
 }
 
-int retire_query_info(struct retire_nl *nl, struct retire_info *info)
+int retire_nl_get_info(struct retire_nl *nl, struct retire_info *info)
 {
 	if (!nl || !info)
 		return -EINVAL;
@@ -508,6 +509,7 @@ int retire_query_info(struct retire_nl *nl, struct retire_info *info)
 			       retire_info_policy, retire_nl_parse_info, info,
 			       sizeof(*info));
 }
+RETIRE_OLD_NAME(retire_query_info, retire_nl_get_info);
 
 /* ---- stats-get ----------------------------------------------------------- */
 
@@ -545,7 +547,7 @@ static int retire_nl_parse_module_stats(struct nlattr **tb, void *arg)
 	return ret;
 }
 
-int retire_query_stats(struct retire_nl *nl, struct retire_stats *stats)
+int retire_nl_get_stats(struct retire_nl *nl, struct retire_stats *stats)
 {
 	if (!nl || !stats)
 		return -EINVAL;
@@ -554,6 +556,7 @@ int retire_query_stats(struct retire_nl *nl, struct retire_stats *stats)
 			       retire_nl_parse_module_stats, stats,
 			       sizeof(*stats));
 }
+RETIRE_OLD_NAME(retire_query_stats, retire_nl_get_stats);
 
 struct retire_nl_dump_arg {
 	retire_ctx_stats_fn fn;
@@ -574,7 +577,8 @@ static int retire_nl_parse_ctx_stats(struct nlattr **tb, void *arg)
 	return d->stop;
 }
 
-int retire_dump_stats(struct retire_nl *nl, retire_ctx_stats_fn fn, void *arg)
+int retire_nl_dump_stats(struct retire_nl *nl, retire_ctx_stats_fn fn,
+			 void *arg)
 {
 	struct retire_nl_dump_arg *d;
 	int ret;
@@ -595,6 +599,7 @@ int retire_dump_stats(struct retire_nl *nl, retire_ctx_stats_fn fn, void *arg)
 	free(d);
 	return ret;
 }
+RETIRE_OLD_NAME(retire_dump_stats, retire_nl_dump_stats);
 
 /* ---- engine-get, engine-set ---------------------------------------------- */
 
@@ -610,7 +615,8 @@ static int retire_nl_parse_engine(struct nlattr **tb, void *arg)
 	return 0;
 }
 
-int retire_query_engine(struct retire_nl *nl, struct retire_sim_config *cfg)
+int retire_nl_get_sim_config(struct retire_nl *nl,
+			     struct retire_sim_config *cfg)
 {
 	if (!nl || !cfg)
 		return -EINVAL;
@@ -618,9 +624,10 @@ int retire_query_engine(struct retire_nl *nl, struct retire_sim_config *cfg)
 			       retire_engine_policy, retire_nl_parse_engine,
 			       cfg, sizeof(*cfg));
 }
+RETIRE_OLD_NAME(retire_query_engine, retire_nl_get_sim_config);
 
-int retire_configure_engine(struct retire_nl *nl,
-			    const struct retire_sim_config *cfg)
+int retire_nl_set_sim_config(struct retire_nl *nl,
+			     const struct retire_sim_config *cfg)
 {
 	struct nl_msg *msg;
 	unsigned int i;
@@ -650,6 +657,7 @@ int retire_configure_engine(struct retire_nl *nl,
 	nlmsg_free(msg);
 	return ret;
 }
+RETIRE_OLD_NAME(retire_configure_engine, retire_nl_set_sim_config);
 
 /* ---- the monitor --------------------------------------------------------- */
 

@@ -107,7 +107,7 @@ int retire_list_engines(struct retire *r, struct retire_engine_info *engines,
 	return ret < 0 ? ret : (int)a.nr;
 }
 
-int retire_get_engine(struct retire *r, __u32 *engine)
+int retire_get_bound_engine(struct retire *r, __u32 *engine)
 {
 	struct retire_context_arg a;
 	int ret;
@@ -121,8 +121,9 @@ int retire_get_engine(struct retire *r, __u32 *engine)
 		*engine = a.engine;
 	return ret;
 }
+RETIRE_OLD_NAME(retire_get_engine, retire_get_bound_engine);
 
-int retire_set_engine(struct retire *r, __u32 engine)
+int retire_bind_engine(struct retire *r, __u32 engine)
 {
 	struct retire_context_arg a;
 
@@ -133,6 +134,7 @@ int retire_set_engine(struct retire *r, __u32 engine)
 	a.engine = engine;
 	return __retire_ioctl(r->fd, RETIRE_IOC_CONTEXT, &a);
 }
+RETIRE_OLD_NAME(retire_set_engine, retire_bind_engine);
 
 /* ---- buffers ------------------------------------------------------------ */
 
@@ -318,10 +320,11 @@ int retire_cancel_request(struct retire *r, __u64 handle)
 	return retire_handle_ioctl(r, RETIRE_IOC_CANCEL, handle);
 }
 
-int retire_retire_request(struct retire *r, __u64 handle)
+int retire_release_request(struct retire *r, __u64 handle)
 {
 	return retire_handle_ioctl(r, RETIRE_IOC_RETIRE, handle);
 }
+RETIRE_OLD_NAME(retire_retire_request, retire_release_request);
 
 /* RETIRE_IOC_CANCEL_MATCH, its answer in @m */
 static int retire_cancel_match_ioctl(struct retire *r, __u32 flags,

@@ -175,9 +175,9 @@ static int run_record(struct retire *r, const struct retire_cqe *cqe,
 	case RETIRE_REC_TERMINAL:
 		b->terminal[i] = true;
 		/* the owner is done with the result: the buffer may go */
-		ret = retire_retire_request(r, cqe->handle);
+		ret = retire_release_request(r, cqe->handle);
 		if (ret) {
-			lib_fail("retire_retire_request", ret);
+			lib_fail("retire_release_request", ret);
 			return ret;
 		}
 		break;
@@ -419,9 +419,9 @@ static int run_trace(struct demo *d, struct retire *r, struct trace *t)
 	if (ret)
 		return lib_fail("retire_borrow_token", ret);
 	/* the owner is done; the consumer's token keeps B */
-	ret = retire_retire_request(r, req);
+	ret = retire_release_request(r, req);
 	if (ret)
-		return lib_fail("retire_retire_request", ret);
+		return lib_fail("retire_release_request", ret);
 	ret = trace_step(r, t, "target_succeeded_borrowed",
 			 "device finished late; a consumer borrowed B",
 			 t->gen_before);
@@ -486,9 +486,9 @@ static int run_trace(struct demo *d, struct retire *r, struct trace *t)
 		return ret;
 	check(d, cqe.outcome == RETIRE_OUTCOME_COMPLETED,
 	      "R' completes after the stale notification");
-	ret = retire_retire_request(r, req2);
+	ret = retire_release_request(r, req2);
 	if (ret)
-		return lib_fail("retire_retire_request", ret);
+		return lib_fail("retire_release_request", ret);
 	ret = trace_record(r, req2, RETIRE_REC_RETIRED, &cqe);
 	if (ret)
 		return ret;
@@ -539,10 +539,10 @@ static int run_edu_trace(struct demo *d)
 	ret = retire_open_device(&r, d->dev, 0);
 	if (ret)
 		return lib_fail("retire_open_device", ret);
-	ret = retire_set_engine(r, d->edu_engine.id);
+	ret = retire_bind_engine(r, d->edu_engine.id);
 	if (ret) {
 		retire_close_device(r);
-		return lib_fail("retire_set_engine", ret);
+		return lib_fail("retire_bind_engine", ret);
 	}
 	ret = run_trace(d, r, &d->edu);
 	retire_close_device(r);

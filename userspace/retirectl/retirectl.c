@@ -339,11 +339,11 @@ static int cmd_info(const char *dev, int argc, char **argv)
 	ret = retire_open_netlink(&nl);
 	if (ret)
 		return lib_fail("retire_open_netlink", ret);
-	ret = retire_query_info(nl, &nlinfo);
+	ret = retire_nl_get_info(nl, &nlinfo);
 	family = retire_get_family_id(nl);
 	retire_close_netlink(nl);
 	if (ret)
-		return lib_fail("retire_query_info", ret);
+		return lib_fail("retire_nl_get_info", ret);
 
 	print_info(dev ? dev : LIBRETIRE_DEFAULT_PATH, dev_err ? NULL : &info,
 		   dev_err, family, &nlinfo, json);
@@ -352,7 +352,7 @@ static int cmd_info(const char *dev, int argc, char **argv)
 	if (nlinfo.abi_version != info.abi_version ||
 	    nlinfo.features != info.features) {
 		fprintf(stderr,
-			"retirectl: retire_query_info: netlink says abi %u features 0x%llx, the ioctl abi %u features 0x%llx\n",
+			"retirectl: retire_nl_get_info: netlink says abi %u features 0x%llx, the ioctl abi %u features 0x%llx\n",
 			nlinfo.abi_version,
 			(unsigned long long)nlinfo.features,
 			info.abi_version, (unsigned long long)info.features);
@@ -400,14 +400,14 @@ static int cmd_stats(const char *dev, int argc, char **argv)
 	ret = retire_open_netlink(&nl);
 	if (ret)
 		return lib_fail("retire_open_netlink", ret);
-	ret = retire_query_stats(nl, &module);
+	ret = retire_nl_get_stats(nl, &module);
 	if (ret) {
-		ret = lib_fail("retire_query_stats", ret);
+		ret = lib_fail("retire_nl_get_stats", ret);
 		goto out;
 	}
-	ret = retire_dump_stats(nl, collect_ctx, &l);
+	ret = retire_nl_dump_stats(nl, collect_ctx, &l);
 	if (ret) {
-		ret = lib_fail("retire_dump_stats", ret);
+		ret = lib_fail("retire_nl_dump_stats", ret);
 		goto out;
 	}
 
@@ -561,12 +561,12 @@ static int engine_reset(const char *dev, int json)
 
 static int engine_get(void *nl, void *v)
 {
-	return retire_query_engine(nl, v);
+	return retire_nl_get_sim_config(nl, v);
 }
 
 static int engine_set(void *nl, const void *v)
 {
-	return retire_configure_engine(nl, v);
+	return retire_nl_set_sim_config(nl, v);
 }
 
 static int cmd_engine(const char *dev, int argc, char **argv)
@@ -576,8 +576,8 @@ static int cmd_engine(const char *dev, int argc, char **argv)
 		.cmd = "engine",
 		.fields = engine_fields,
 		.nr_fields = nr_engine_fields,
-		.get_fn = "retire_query_engine",
-		.set_fn = "retire_configure_engine",
+		.get_fn = "retire_nl_get_sim_config",
+		.set_fn = "retire_nl_set_sim_config",
 		.get = engine_get,
 		.set = engine_set,
 	};
@@ -822,10 +822,10 @@ static int history_list(const char *dev, int json)
 	ret = retire_open_netlink(&nl);
 	if (ret)
 		return lib_fail("retire_open_netlink", ret);
-	ret = retire_dump_stats(nl, collect_ctx, &l);
+	ret = retire_nl_dump_stats(nl, collect_ctx, &l);
 	retire_close_netlink(nl);
 	if (ret) {
-		ret = lib_fail("retire_dump_stats", ret);
+		ret = lib_fail("retire_nl_dump_stats", ret);
 		goto out_free;
 	}
 	h = calloc(l.n ? l.n : 1, sizeof(*h));
@@ -903,12 +903,12 @@ static int top_read(struct retire_nl *nl, struct top_sample *s)
 	int ret;
 
 	s->ctxs.n = 0;
-	ret = retire_query_stats(nl, &s->module);
+	ret = retire_nl_get_stats(nl, &s->module);
 	if (ret)
-		return lib_fail("retire_query_stats", ret);
-	ret = retire_dump_stats(nl, collect_ctx, &s->ctxs);
+		return lib_fail("retire_nl_get_stats", ret);
+	ret = retire_nl_dump_stats(nl, collect_ctx, &s->ctxs);
 	if (ret)
-		return lib_fail("retire_dump_stats", ret);
+		return lib_fail("retire_nl_dump_stats", ret);
 	/* the reads take a moment: they count as made at its middle */
 	s->t = (t0 + now_monotonic()) / 2;
 	return 0;
