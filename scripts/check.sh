@@ -158,23 +158,49 @@ PY
 }
 
 check_man_pages() {
-	local m bad=
+	local m bad="" t top=$PWD
+	# a .so alias names man3/PAGE.3, as it does once installed
+	t=$(mktemp -d)
+	ln -s "$top/userspace/man" "$t/man3"
 	for m in userspace/man/*.[378]; do
-		if [ -n "$(MANWIDTH=80 man --warnings -l "$m" 2>&1 >/dev/null)" ]; then
+		if [ -n "$(cd "$t" && MANWIDTH=80 man --warnings -l "$top/$m" 2>&1 >/dev/null)" ]; then
 			bad="$bad $m"
 		fi
 	done
+	rm -rf "$t"
 	[ -z "$bad" ] || { echo "man pages with warnings:$bad"; return 1; }
 }
 
 # the functions of the version script, each with its own page
 check_man_functions() {
 	local s missing=
+	# the exported functions, and the static inline ones of the header:
+	# each has a page of its own or a .so alias to the page describing it
 	while read -r s; do
 		[ -f "userspace/man/$s.3" ] || missing="$missing $s"
-	done < <(sed -n '/global:/,/local:/s/^[[:space:]]*\([a-z_][a-z0-9_]*\);.*/\1/p' \
-		userspace/lib/libretire.map)
+	done < <({
+		sed -n '/global:/,/local:/s/^[[:space:]]*\([a-z_][a-z0-9_]*\);.*/\1/p' \
+			userspace/lib/libretire.map
+		sed -n 's/^static inline [^(]*[ *]\(retire_[a-z0-9_]*\)(.*/\1/p' \
+			userspace/include/libretire.h
+	})
 	[ -z "$missing" ] || { echo "functions without a page:$missing"; return 1; }
+}
+
+# README's recipe for a program against the uninstalled library, as
+# written there: it builds, and the program runs (4, skipped, here: the
+# host has no /dev/retire)
+check_readme_uninstalled() {
+	local t rc=0
+	t=$(mktemp -d)
+	sed -n '/^make -C userspace$/,/^```$/p' README.md | sed '/^```$/d' |
+		sed "s|-o lifecycle|-o $t/lifecycle|; s|^\./lifecycle.*|$t/lifecycle|" \
+		>"$t/recipe.sh"
+	grep -q "^cc " "$t/recipe.sh" || { echo "no recipe in README.md"; rc=1; }
+	[ $rc = 1 ] || bash -e "$t/recipe.sh" >/dev/null 2>"$t/err" || rc=$?
+	[ $rc = 0 ] || [ $rc = 4 ] || cat "$t/err"
+	rm -rf "$t"
+	[ $rc = 0 ] || [ $rc = 4 ]
 }
 
 # the names 1.6 replaced: the same functions (names_test), deprecated
@@ -247,6 +273,10 @@ if want host; then
 	host "every man page renders without a warning" check_man_pages
 	host "every function of libretire.map has a man page" check_man_functions
 	host "retirectl -h lists every command of its table" check_retirectl_help
+	host "README's program against the uninstalled library builds and runs" \
+		check_readme_uninstalled
+	host "uapi/linux/retire_names.h names each vocabulary once: retire.h's constants, struct retire_stats and the netlink spec agree with it, and no source spells one out again" \
+		scripts/check-vocab.py
 	# retirectl without the module: its JSON printers fed known values, and
 	# its command line's usage errors (2) and failed calls (1)
 	host "retirectl's JSON is valid, escaped, with the spec's keys; bad arguments exit 2" \

@@ -465,4 +465,41 @@ TEST_F(cm, killed_while_it_waits_leaves_nothing)
 		TH_LOG("gauges did not come back");
 }
 
+/*
+ * A cancel the device kept (-EALREADY) leaves the request's deadline
+ * armed: the deadline passing later still gives its TIMEOUT record, after
+ * the CANCEL_ACK, flagged cancel requested, and the TERMINAL record comes
+ * last, published stale because a cancel found it in flight. The old
+ * documents left unsaid whether a deadline after a cancel still counts.
+ */
+TEST_F(cm, a_deadline_after_a_kept_cancel_still_gives_its_timeout_record)
+{
+	struct retire_cqe c;
+	__u64 h;
+	int ack, to, term;
+
+	ASSERT_EQ(0, rt_set_latency(self->r, 0, 400 * RT_MS));
+	ASSERT_EQ(0, rt_submit(self->r, self->buf[0], 0, 64, RETIRE_DEV_READ,
+			       1, 100 * RT_MS, &h));
+	EXPECT_EQ(-EALREADY, retire_cancel_request(self->r, h));
+	ASSERT_EQ(0, rt_wait(self->r, &self->log, h, RETIRE_REC_TIMEOUT, &c,
+			     3000));
+	EXPECT_EQ(RETIRE_OUTCOME_TIMED_OUT, c.outcome);
+	EXPECT_TRUE(c.flags & RETIRE_CQE_F_CANCEL_REQUESTED);
+	EXPECT_TRUE(c.flags & RETIRE_CQE_F_OUTSTANDING);
+	ASSERT_EQ(0, rt_wait(self->r, &self->log, h, RETIRE_REC_TERMINAL, &c,
+			     3000));
+	EXPECT_EQ(RETIRE_OUTCOME_STALE, c.outcome);
+	ack = rt_index(&self->log, h, RETIRE_REC_CANCEL_ACK);
+	to = rt_index(&self->log, h, RETIRE_REC_TIMEOUT);
+	term = rt_index(&self->log, h, RETIRE_REC_TERMINAL);
+	EXPECT_LE(0, ack);
+	EXPECT_LT(ack, to);
+	EXPECT_LT(to, term);
+	EXPECT_EQ(1, rt_count(&self->log, h, RETIRE_REC_TIMEOUT));
+	ASSERT_EQ(0, retire_release_request(self->r, h));
+	ASSERT_EQ(0, rt_wait(self->r, &self->log, h, RETIRE_REC_RETIRED, &c,
+			     2000));
+}
+
 TEST_HARNESS_MAIN

@@ -181,4 +181,53 @@ TEST_F(eng, bad_arguments_are_refused)
 	EXPECT_EQ(-EINVAL, retire_get_bound_engine(self->r, NULL));
 }
 
+/*
+ * RETIRE_CONTEXT_SET with the engine the context is bound to already is
+ * no exception: while a request is unretired it is -EBUSY like any other
+ * bind, and changes nothing; once the request retired it succeeds.
+ */
+TEST_F(eng, rebinding_a_busy_context_to_its_own_engine_is_ebusy)
+{
+	struct retire_cqe c;
+	struct rt_log log = { 0 };
+	__u64 buf, h;
+	__u32 id, now;
+
+	ASSERT_EQ(0, retire_get_bound_engine(self->r, &id));
+	ASSERT_EQ(0, rt_register(self->r, RT_PAGE, &buf, NULL));
+	ASSERT_EQ(0, rt_set_latency(self->r, 0, 50 * RT_MS));
+	ASSERT_EQ(0, rt_submit(self->r, buf, 0, RT_PAGE, RETIRE_DEV_WRITE, 1,
+			       0, &h));
+	EXPECT_EQ(-EBUSY, retire_bind_engine(self->r, id));
+	ASSERT_EQ(0, retire_get_bound_engine(self->r, &now));
+	EXPECT_EQ(id, now);
+	ASSERT_EQ(0, rt_wait(self->r, &log, h, RETIRE_REC_TERMINAL, &c, 3000));
+	ASSERT_EQ(0, retire_release_request(self->r, h));
+	EXPECT_EQ(0, retire_bind_engine(self->r, id));
+	rt_log_free(&log);
+}
+
+/*
+ * RETIRE_IOC_ENGINES with nr 0 and no array only counts; an nr above 256
+ * is taken as 256.
+ */
+TEST_F(eng, engines_with_no_array_only_count)
+{
+	struct retire_engine_info e[MAX_ENGINES];
+	struct retire_engines_arg ea;
+	int n;
+
+	n = retire_list_engines(self->r, e, MAX_ENGINES);
+	ASSERT_LE(1, n);
+	memset(&ea, 0, sizeof(ea));
+	ASSERT_EQ(0, rt_ioctl(self->fd, RETIRE_IOC_ENGINES, &ea));
+	EXPECT_EQ(n, ea.nr);
+	ea.nr = 1000;
+	ea.engines = (__u64)(uintptr_t)e;
+	ASSERT_GT(256, n);
+	ASSERT_GE(MAX_ENGINES, n);
+	ASSERT_EQ(0, rt_ioctl(self->fd, RETIRE_IOC_ENGINES, &ea));
+	EXPECT_EQ(n, ea.nr);
+}
+
 TEST_HARNESS_MAIN

@@ -535,7 +535,10 @@ struct retire_token_op {
  * RETIRE_CQE_F_OUTSTANDING (the device still owns the buffer)
  */
 #define RETIRE_REC_TIMEOUT	1
-/* a cancel named the request and returned @error (0 or -EALREADY) */
+/*
+ * the first cancel that found the request in flight (waiting or on the
+ * device): @error its result, 0 or -EALREADY
+ */
 #define RETIRE_REC_CANCEL_ACK	2
 /* the engine's terminal event: completed, failed or cancelled */
 #define RETIRE_REC_TERMINAL	3
@@ -564,8 +567,9 @@ struct retire_token_op {
 /* termination cannot be proven: the watchdog quarantined it */
 #define RETIRE_OUTCOME_UNKNOWN		7
 /*
- * succeeded, but the publication predicate rejected it: cancelled, or its
- * key's epoch or the context's authority changed before delivery
+ * succeeded, but the publication predicate rejected it: a cancel found it
+ * in flight, or its key's epoch or the context's authority changed before
+ * delivery
  */
 #define RETIRE_OUTCOME_STALE		8
 /* RETIRE_REC_RETIRED */
@@ -613,8 +617,12 @@ struct retire_token_op {
  *		the range (FNV-1a, 64 bit) as it read it.
  * @reserved:	0.
  *
- * A request's records come in this order: TIMEOUT, CANCEL_ACK and
- * QUARANTINE (each at most once, when they happen), TERMINAL, RETIRED.
+ * A request's records: TIMEOUT, CANCEL_ACK and QUARANTINE, each at most
+ * once, in the order they happened (those ready together in that order);
+ * then TERMINAL; then RETIRED, unless the TERMINAL record has
+ * RETIRE_CQE_F_RETIRED. A deadline passing after a cancel the device kept
+ * (-EALREADY) still gives its TIMEOUT; a cancel that ends the request
+ * takes its deadline with it. Documentation/retire.rst is the reference.
  */
 struct retire_cqe {
 	__u64 user_data;
@@ -906,7 +914,8 @@ struct retire_limits_arg {
  *
  * A request takes its key's epoch and the authority when admitted. Its
  * TERMINAL record is published as completed only if it succeeded, no
- * cancel named it, and both still match when the record is read;
+ * cancel found it in flight (returned 0 or -EALREADY for it), and both
+ * still match when the record is read;
  * otherwise the outcome is stale (counted in stale_published).
  */
 struct retire_epoch_arg {
@@ -1184,8 +1193,9 @@ struct retire_engine_info {
  * struct retire_engines_arg - argument of RETIRE_IOC_ENGINES: the engines
  * the module has now, by id.
  * @engines:	in: address of an array of @nr struct retire_engine_info.
- * @nr:		in: its capacity; out: how many engines there are (more
- *		than the capacity: only that many were written).
+ * @nr:		in: its capacity, taken as 256 if above; 0 (with @engines
+ *		0) only counts. Out: how many engines there are (more than
+ *		the capacity: only that many were written).
  * @flags:	in: must be 0.
  * @reserved:	in: must be 0.
  */
@@ -1203,9 +1213,9 @@ struct retire_engines_arg {
 /*
  * struct retire_context_arg - argument of RETIRE_IOC_CONTEXT: this
  * context's engine. SET binds the context to engine @engine, while it has
- * no unretired request (-EBUSY otherwise): requests admitted from then on
- * go to it. -ENOENT for an id the module does not have (a removed
- * device's engine included).
+ * no unretired request (-EBUSY otherwise, even for the engine it is bound
+ * to already): requests admitted from then on go to it. -ENOENT for an id
+ * the module does not have (a removed device's engine included).
  * @op:		in: RETIRE_CONTEXT_GET or RETIRE_CONTEXT_SET.
  * @engine:	SET: in; GET: out.
  * @flags:	in: must be 0.
@@ -1315,8 +1325,9 @@ struct retire_history_event {
  * struct retire_history_arg - argument of RETIRE_IOC_HISTORY: a context's
  * last events, oldest first. Reading changes nothing.
  * @events:	in: address of an array of @nr struct retire_history_event.
- * @nr:		in: its capacity; out: events written (the newest ones, if
- *		more are kept than it holds).
+ * @nr:		in: its capacity, taken as RETIRE_HISTORY_LEN if above; 0
+ *		(with @events 0) reads only the counts. Out: events written
+ *		(the newest ones, if more are kept than it holds).
  * @flags:	in: must be 0.
  * @ctx_id:	in: 0 for the caller's own context, else the id of another
  *		(as the netlink messages name it, while it exists): opened by
