@@ -2,31 +2,12 @@
 /*
  * retire: provable buffer lifetime for asynchronous device work.
  *
- * The ioctl ABI of /dev/retire. Every structure is built from fixed-size
- * fields, naturally aligned, with explicit padding; pointers travel as __u64.
- *
- * Input and output fields. Each field below is marked "in", "out" or both.
- * Every "reserved" or "pad" field and every undefined flag bit must be zero
- * on input, or the ioctl fails with -EINVAL and changes nothing: they are
- * kept for later use, and a non-zero one may mean something to a later
- * module. A field that is only an output ("out", with no "in") is ignored
- * on input, whatever it holds: a caller may pass a structure back as the
- * module returned it (a reap loop reusing its struct retire_reap, a batch
- * reusing its array of struct retire_sqe).
- *
- * Structures may grow at their end in later ABI versions. The kernel takes
- * the size from the ioctl number (_IOC_SIZE): a caller built against an
- * older header passes a shorter structure and gets the old behaviour; a
- * caller built against a newer header passes a longer one, which is accepted
- * only if every byte the kernel does not know is zero (-E2BIG otherwise).
- *
- * That rule is for the argument of an ioctl only. The entries of an array
- * (struct retire_sqe, retire_op, retire_cqe, retire_engine_info,
- * retire_history_event, and the rings' entries) have a fixed size that is
- * ABI: the array's stride. They never grow. A later version that needs
- * more per entry adds a new entry structure under a new feature bit,
- * chosen by a flag of the command that carries the array (or a new
- * command); callers that do not set that flag keep today's entries.
+ * The ioctl ABI of /dev/retire: fixed-size, naturally aligned fields with
+ * explicit padding; pointers travel as __u64. Each field is marked "in",
+ * "out" or both; every "reserved" or "pad" field and undefined flag bit
+ * must be 0 (-EINVAL). An ioctl's argument may grow at its end in later
+ * versions; an array entry never does. See Documentation/retire.rst,
+ * "Rules for every ioctl".
  */
 #ifndef _UAPI_LINUX_RETIRE_H
 #define _UAPI_LINUX_RETIRE_H
@@ -52,15 +33,9 @@
 /* per-context limits, quarantine, the publication predicate */
 #define RETIRE_FEAT_ADMISSION	(1ULL << 3)
 
-/*
- * RETIRE_IOC_ENTER, RETIRE_SQE_F_AUTO_RETIRE and RETIRE_SIM_F_INLINE: the
- * batched fast path
- */
+/* RETIRE_IOC_ENTER, RETIRE_SQE_F_AUTO_RETIRE and RETIRE_SIM_F_INLINE */
 #define RETIRE_FEAT_ENTER	(1ULL << 4)
-/*
- * RETIRE_IOC_RING_SETUP and RETIRE_ENTER_F_RINGS: operations and records
- * through rings shared with the module
- */
+/* RETIRE_IOC_RING_SETUP and RETIRE_ENTER_F_RINGS: rings shared by mmap() */
 #define RETIRE_FEAT_RINGS	(1ULL << 5)
 /* RETIRE_SQE_F_ONE_RECORD and RETIRE_CQE_F_RETIRED */
 #define RETIRE_FEAT_ONE_RECORD	(1ULL << 6)
@@ -68,37 +43,22 @@
 #define RETIRE_FEAT_ENGINES	(1ULL << 7)
 /* an edu PCI device is bound: RETIRE_IOC_ENGINES lists an engine "edu" */
 #define RETIRE_FEAT_EDU		(1ULL << 8)
-/*
- * RETIRE_IOC_HISTORY: every context keeps its last RETIRE_HISTORY_LEN
- * events; the module's tracepoints (system "retire") report the same
- * events as they happen, and debugfs shows both and every live request
- */
+/* RETIRE_IOC_HISTORY, the tracepoints of system "retire", and debugfs */
 #define RETIRE_FEAT_HISTORY	(1ULL << 9)
-/*
- * RETIRE_IOC_CANCEL_MATCH and RETIRE_OP_CANCEL_MATCH: cancel every request
- * of a key, or of the context, and wait for their terminal events
- */
+/* RETIRE_IOC_CANCEL_MATCH and RETIRE_OP_CANCEL_MATCH: cancel by key or all */
 #define RETIRE_FEAT_CANCEL_MATCH (1ULL << 10)
 /*
- * RETIRE_SQE_F_OUT_FENCE, RETIRE_SQE_F_IN_FENCE and RETIRE_OP_FENCE: a
- * request's end of device access as a sync_file, and a sync_file to wait
- * for before it starts (the module's kernel has CONFIG_SYNC_FILE)
+ * RETIRE_SQE_F_OUT_FENCE, RETIRE_SQE_F_IN_FENCE and RETIRE_OP_FENCE:
+ * requests' sync_file fences (the module's kernel has CONFIG_SYNC_FILE)
  */
 #define RETIRE_FEAT_FENCES	(1ULL << 11)
-/*
- * RETIRE_IOC_BUF_EXPORT: a module buffer's pages as a dma-buf (the
- * module's kernel has CONFIG_DMA_SHARED_BUFFER)
- */
+/* RETIRE_IOC_BUF_EXPORT: buffers as dma-bufs (CONFIG_DMA_SHARED_BUFFER) */
 #define RETIRE_FEAT_DMABUF	(1ULL << 12)
-/*
- * RETIRE_IOC_BUF_IMPORT: another driver's dma-buf as a buffer requests
- * use (the module's kernel has CONFIG_DMA_SHARED_BUFFER)
- */
+/* RETIRE_IOC_BUF_IMPORT: dma-bufs as buffers (CONFIG_DMA_SHARED_BUFFER) */
 #define RETIRE_FEAT_DMABUF_IMPORT (1ULL << 13)
 /*
- * RETIRE_IOC_BUF_REVOKE: the exporter takes device access to its dma-buf
- * back; an imported dma-buf whose exporter moves or revokes it ends its
- * requests' access (the module's kernel has CONFIG_DMA_SHARED_BUFFER)
+ * RETIRE_IOC_BUF_REVOKE, and the end of an import its exporter moves or
+ * revokes (the module's kernel has CONFIG_DMA_SHARED_BUFFER)
  */
 #define RETIRE_FEAT_DMABUF_REVOKE (1ULL << 14)
 
@@ -112,10 +72,9 @@
 				 RETIRE_FEAT_DMABUF_REVOKE)
 
 /*
- * struct retire_limits - per-context bounds.
- *
- * In RETIRE_IOC_GET_INFO these are the module-wide caps (module parameters)
- * that no context may exceed.
+ * struct retire_limits - a context's bounds; in RETIRE_IOC_GET_INFO, the
+ * module-wide caps on them. See Documentation/retire.rst, "Admission and
+ * bounds".
  */
 struct retire_limits {
 	/* unretired requests: timed-out and cancelled-but-unretired count */
@@ -160,15 +119,10 @@ struct retire_info {
 };
 
 /*
- * Handles.
- *
- * Buffers, requests and borrow tokens are named by 64-bit handles:
- * kind (bits 63..56) | slot (bits 55..32) | generation (bits 31..0).
- * They are opaque: build them only from what the module returned. A handle
- * names one incarnation of a slot; once that incarnation ends (a request
- * retires, a token returns, a buffer is unregistered) the slot's generation
- * moves on and the old handle is stale forever: a slot whose generation
- * would wrap is never used again. 0 is never a valid handle.
+ * Handles name buffers, requests and borrow tokens: kind (bits 63..56) |
+ * slot (bits 55..32) | generation (bits 31..0). They are opaque: use only
+ * what the module returned; 0 is never valid. See Documentation/retire.rst,
+ * "Handles and stale notifications".
  */
 #define RETIRE_KIND_BUF		1
 #define RETIRE_KIND_REQ		2
@@ -195,24 +149,17 @@ struct retire_info {
 /*
  * struct retire_buf_reg - argument of RETIRE_IOC_BUF_REGISTER.
  * @flags:	in: RETIRE_BUF_F_*.
- * @evicted:	out: FREE module-allocated buffers evicted (least recently
- *		used first) to fit this one in the pool's budget; their
- *		handles are stale.
- * @addr:	in: RETIRE_BUF_F_USER: non-zero, page-aligned address of the
- *		memory to pin, with @addr + @len not past 2^64 (-EINVAL, not
- *		counted: a malformed argument); otherwise must be 0.
- * @len:	in: bytes, a non-zero multiple of the page size. A length over
- *		a bound of the context is refused before any memory is
- *		allocated or pinned, and counted (-EDQUOT: max_pinned_bytes,
- *		-ENOSPC: max_pool_bytes).
+ * @evicted:	out: FREE module-allocated buffers evicted to make room;
+ *		their handles are stale.
+ * @addr:	in: RETIRE_BUF_F_USER: the page-aligned address of the memory
+ *		to pin; otherwise 0.
+ * @len:	in: bytes, a non-zero multiple of the page size.
  * @handle:	out: the buffer's handle (kind RETIRE_KIND_BUF).
- * @mmap_offset: out: module-allocated buffers: the offset to pass to
- *		mmap(MAP_SHARED) on this file to map the buffer; 0 for user
- *		memory. Like a handle it names this buffer only: once the
- *		buffer is unregistered or evicted, mmap() at it fails with
- *		ENOENT (counted as a stale user command), even when another
- *		buffer took the slot. Opaque: only its page alignment is ABI.
+ * @mmap_offset: out: module-allocated buffers: the offset to mmap() the
+ *		buffer at; 0 for user memory. Opaque but page-aligned.
  * @reserved:	in: must be 0.
+ *
+ * See Documentation/retire.rst, RETIRE_IOC_BUF_REGISTER and mmap().
  */
 struct retire_buf_reg {
 	__u32 flags;
@@ -235,10 +182,7 @@ struct retire_buf_reg {
  * @fd:		out: the dma-buf's file descriptor (O_RDWR, O_CLOEXEC).
  * @reserved:	in: must be 0.
  *
- * While the dma-buf lives (any fd, mapping or attachment of it), the
- * buffer cannot be unregistered (-EBUSY) and is never evicted; requests
- * may still use it. It goes back to its pool's LRU when the last
- * reference is dropped, if no request holds it then.
+ * See Documentation/retire.rst, RETIRE_IOC_BUF_EXPORT.
  */
 struct retire_buf_export {
 	__u64 buf;
@@ -258,24 +202,7 @@ struct retire_buf_export {
  * @len:	out: its length, the dma-buf's size.
  * @reserved:	in: must be 0.
  *
- * The module attaches to the dma-buf for the device of the context's
- * engine (the module's own device for an engine that moves bytes with the
- * CPU, which then reaches them through the dma-buf's kernel mapping) and
- * maps the attachment once; requests on the buffer use that mapping, so
- * only an engine bound then may serve them (-EXDEV after a rebind; an
- * engine that cannot serve imports refuses them, -EOPNOTSUPP). The
- * buffer counts as pinned memory: against max_pinned_bytes (-EDQUOT) and
- * the caller's RLIMIT_MEMLOCK (-ENOMEM). It is neither mmap()ed nor
- * exported through the module (the dma-buf itself is), and is never
- * evicted; RETIRE_IOC_BUF_UNREGISTER detaches it and drops the module's
- * reference.
- *
- * The module attaches as a dynamic importer: when the exporter moves or
- * revokes the dma-buf (its move_notify), the buffer's waiting requests
- * are cancelled, new ones are refused (-ENODEV), and a fence that signals
- * when the last request on the device ends goes into the dma-buf's
- * reservation object, which the exporter waits for. The buffer stays
- * until unregistered; it is not mapped again.
+ * See Documentation/retire.rst, RETIRE_IOC_BUF_IMPORT.
  */
 struct retire_buf_import {
 	__s32 fd;
@@ -290,21 +217,12 @@ struct retire_buf_import {
  * device access to a dma-buf the context exported back.
  * @fd:		in: the dma-buf's file descriptor (RETIRE_IOC_BUF_EXPORT's).
  * @flags:	in: must be 0.
- * @timeout_ns:	in: how long to wait for the importers' fences; 0 waits
- *		for as long as they take (a signal interrupts the wait).
+ * @timeout_ns:	in: the longest wait for the importers' fences; 0: no bound.
  * @importers:	out: the dynamic importers that were told.
  * @pad:	in: must be 0.
  * @reserved:	in: must be 0.
  *
- * Every importer is told (move_notify) and adds a fence for the access
- * it has in flight to the dma-buf's reservation object; the call waits
- * for those fences. From then no importer's device reaches the pages
- * through the dma-buf and no device attaches to it again (-ENODEV); CPU
- * access (mmap(), a kernel mapping) is not revoked. A static importer
- * cannot be told: its attachment makes the call fail (-EBUSY) before
- * anything changes. Revoking twice revokes nothing more and waits again.
- * The buffer's lifetime is not changed: it is held until the dma-buf's
- * last reference goes.
+ * See Documentation/retire.rst, RETIRE_IOC_BUF_REVOKE.
  */
 struct retire_buf_revoke {
 	__s32 fd;
@@ -345,23 +263,19 @@ struct retire_handle_arg {
 				 RETIRE_CANCEL_F_WAIT)
 
 /*
- * struct retire_cancel_match - RETIRE_IOC_CANCEL_MATCH's argument: cancel
- * every request it names that is waiting or on the device, each as
- * RETIRE_IOC_CANCEL by its handle would (its CANCEL_ACK record, counted).
+ * struct retire_cancel_match - argument of RETIRE_IOC_CANCEL_MATCH: cancel
+ * the requests of a key, or all, that are waiting or on the device.
  * @key:	in: with RETIRE_CANCEL_F_KEY, the key; else 0.
- * @timeout_ns:	in: with RETIRE_CANCEL_F_WAIT, the most to wait (0: no
+ * @timeout_ns:	in: with RETIRE_CANCEL_F_WAIT, the longest wait (0: no
  *		bound); else 0.
  * @flags:	in: RETIRE_CANCEL_F_*.
  * @found:	out: requests found waiting or on the device.
- * @kept:	out: how many of them the device kept (-EALREADY): each ends
- *		with its own terminal event.
- * @pending:	out: with RETIRE_CANCEL_F_WAIT, the requests named still
- *		waiting or on the device when the call returned: 0, unless
- *		it failed with -ETIME or -EINTR.
+ * @kept:	out: how many of them the device kept (-EALREADY).
+ * @pending:	out: with RETIRE_CANCEL_F_WAIT, those still waiting or on the
+ *		device at return: 0 unless the call failed (-ETIME, -EINTR).
  * @reserved:	in: must be 0.
  *
- * Returns 0; -ETIME (the requests stay the caller's, unretired, as after
- * any cancel); -EINTR.
+ * See Documentation/retire.rst, RETIRE_IOC_CANCEL_MATCH.
  */
 struct retire_cancel_match {
 	__u64 key;
@@ -393,31 +307,23 @@ struct retire_cancel_match {
  * Every flag must be listed in RETIRE_SQE_F_ALL.
  */
 /*
- * consume the request when its TERMINAL record is handed to the reader:
- * it retires then, or when its last borrow token returns, exactly as if
- * RETIRE_IOC_RETIRE had named it at that moment (a later RETIRE of it
- * returns -EALREADY while a token holds it back, -ENOENT once it has
- * retired). Its RETIRED record still says when.
+ * consume the request when its TERMINAL record is handed to the reader, as
+ * if RETIRE_IOC_RETIRE had named it then
  */
 #define RETIRE_SQE_F_AUTO_RETIRE	(1U << 0)
 /*
- * with RETIRE_SQE_F_AUTO_RETIRE (-EINVAL without it): a request that
- * retires as its TERMINAL record is handed over says so in that record
- * (RETIRE_CQE_F_RETIRED) instead of in a RETIRED record of its own: one
- * record where there were two. One that a borrow token holds back gets
- * its RETIRED record when the last token returns, as ever.
+ * with RETIRE_SQE_F_AUTO_RETIRE: a request that retires as its TERMINAL
+ * record is handed over flags it RETIRE_CQE_F_RETIRED; no RETIRED record
  */
 #define RETIRE_SQE_F_ONE_RECORD		(1U << 1)
 /*
- * return a sync_file fd in @result (0 or more) in place of 0: its fence
- * signals at the request's terminal event, with the terminal event's
- * -errno as its error (0 if completed). O_CLOEXEC.
+ * return in @result a sync_file fd (O_CLOEXEC) whose fence signals at the
+ * request's terminal event, with its -errno
  */
 #define RETIRE_SQE_F_OUT_FENCE		(1U << 2)
 /*
- * @in_fence names a sync_file fd: the request is not handed to the device
- * before its fence signals, and fails (that fence's error, no device
- * access) if the fence signals an error
+ * @in_fence names a sync_file fd the request waits for before the device
+ * sees it; a fence error fails it without device access
  */
 #define RETIRE_SQE_F_IN_FENCE		(1U << 3)
 
@@ -432,9 +338,8 @@ struct retire_cancel_match {
  * @buf:	in: the buffer's handle; the buffer must be FREE.
  * @offset:	in: start of the range in the buffer.
  * @len:	in: non-zero; @offset + @len must lie inside the buffer.
- * @deadline_ns: in: relative deadline; 0 for none, at most 2^63 - 1 (the
- *		entry is refused with -EINVAL above). At expiry the caller
- *		gets a RETIRE_REC_TIMEOUT record; the work goes on.
+ * @deadline_ns: in: relative deadline, 0 for none, at most 2^63 - 1; its
+ *		expiry gives a RETIRE_REC_TIMEOUT record, the work goes on.
  * @key:	in: the request's key (admission and publication use it).
  * @dev_flags:	in: RETIRE_DEV_*, at least one.
  * @flags:	in: RETIRE_SQE_F_*.
@@ -467,7 +372,8 @@ struct retire_sqe {
 #define RETIRE_SUBMIT_MAX	256
 
 /*
- * struct retire_submit - argument of RETIRE_IOC_SUBMIT.
+ * struct retire_submit - argument of RETIRE_IOC_SUBMIT: admit a batch of
+ * requests, each entry on its own.
  * @sqes:	in: address of an array of @nr struct retire_sqe.
  * @nr:		in: 1 to RETIRE_SUBMIT_MAX.
  * @flags:	in: must be 0.
@@ -475,16 +381,7 @@ struct retire_sqe {
  * @pad:	in: must be 0.
  * @reserved:	in: must be 0.
  *
- * Entries are taken in order, each admitted or refused on its own (its
- * @result says which); a refused entry changes nothing. The ioctl fails
- * as a whole for a bad batch (this structure, or an unreadable or
- * unwritable array), before any entry is admitted. If the array becomes
- * unwritable while the batch is admitted (another thread unmapped it),
- * the ioctl returns -EFAULT after admission: @submitted still says how
- * many entries were admitted, and each of them delivers its records as
- * usual, every record carrying the entry's @user_data and its handle, so
- * the caller learns the handles there. Nothing admitted is lost: at
- * close the reaper retires it.
+ * See Documentation/retire.rst, RETIRE_IOC_SUBMIT.
  */
 struct retire_submit {
 	__u64 sqes;
@@ -516,6 +413,8 @@ struct retire_submit {
  * @flags:	in: must be 0.
  * @pad:	in: must be 0.
  * @reserved:	in: must be 0.
+ *
+ * See Documentation/retire.rst, RETIRE_IOC_TOKEN.
  */
 struct retire_token_op {
 	__u64 handle;
@@ -553,11 +452,7 @@ struct retire_token_op {
 /* struct retire_cqe.outcome */
 #define RETIRE_OUTCOME_COMPLETED	1
 #define RETIRE_OUTCOME_FAILED		2
-/*
- * a cancel took it before the engine was handed it (it was waiting behind
- * max_active or max_active_per_key), or the engine stopped it; @error
- * is -ECANCELED
- */
+/* a cancel took it before the engine was handed it, or the engine stopped it */
 #define RETIRE_OUTCOME_CANCELLED	3
 /* the caller's wait expired; says nothing about the work */
 #define RETIRE_OUTCOME_TIMED_OUT	4
@@ -568,8 +463,7 @@ struct retire_token_op {
 #define RETIRE_OUTCOME_UNKNOWN		7
 /*
  * succeeded, but the publication predicate rejected it: a cancel found it
- * in flight, or its key's epoch or the context's authority changed before
- * delivery
+ * in flight, or its key's epoch or the context's authority changed
  */
 #define RETIRE_OUTCOME_STALE		8
 /* RETIRE_REC_RETIRED */
@@ -607,9 +501,9 @@ struct retire_token_op {
  * @handle:	the request's handle (stale after RETIRE_REC_RETIRED).
  * @type:	RETIRE_REC_*.
  * @outcome:	RETIRE_OUTCOME_*.
- * @error:	TERMINAL: 0 if completed (or stale), the engine's -errno if
- *		failed, -ECANCELED if cancelled; CANCEL_ACK: the cancel's
- *		result (0 or -EALREADY); every other record: 0.
+ * @error:	TERMINAL: 0 if completed (or stale), else the -errno
+ *		(-ECANCELED if cancelled); CANCEL_ACK: the cancel's result
+ *		(0 or -EALREADY); every other record: 0.
  * @flags:	RETIRE_CQE_F_*.
  * @result_len: completed: bytes the device transferred.
  * @latency_ns: completed: from admission to the terminal event.
@@ -617,12 +511,8 @@ struct retire_token_op {
  *		the range (FNV-1a, 64 bit) as it read it.
  * @reserved:	0.
  *
- * A request's records: TIMEOUT, CANCEL_ACK and QUARANTINE, each at most
- * once, in the order they happened (those ready together in that order);
- * then TERMINAL; then RETIRED, unless the TERMINAL record has
- * RETIRE_CQE_F_RETIRED. A deadline passing after a cancel the device kept
- * (-EALREADY) still gives its TIMEOUT; a cancel that ends the request
- * takes its deadline with it. Documentation/retire.rst is the reference.
+ * See Documentation/retire.rst, RETIRE_IOC_REAP, for a request's records
+ * and their order.
  */
 struct retire_cqe {
 	__u64 user_data;
@@ -650,15 +540,13 @@ struct retire_cqe {
  * struct retire_reap - argument of RETIRE_IOC_REAP.
  * @cqes:	in: address of an array of @nr struct retire_cqe.
  * @nr:		in: 1 to RETIRE_SUBMIT_MAX.
- * @min_complete: in: wait until at least this many records are ready, or
- *		@timeout_ns passes, or a signal arrives; more than @nr is
- *		-EINVAL.
- * @timeout_ns: in: the longest wait; 0 does not wait. A value past what
- *		the kernel's clock can add (2^63 - 1 ns from now) is clamped
- *		to it: a wait without a practical bound.
+ * @min_complete: in: the records to wait for, at most @nr.
+ * @timeout_ns: in: the longest wait; 0 does not wait.
  * @flags:	in: RETIRE_REAP_F_*.
  * @reaped:	out: records copied to @cqes.
  * @reserved:	in: must be 0.
+ *
+ * See Documentation/retire.rst, RETIRE_IOC_REAP.
  */
 struct retire_reap {
 	__u64 cqes;
@@ -745,9 +633,7 @@ struct retire_stats {
 /*
  * struct retire_stats_arg - argument of RETIRE_IOC_GET_STATS.
  * @stats:	in: address of a struct retire_stats of @size bytes.
- * @size:	in: the caller's sizeof(struct retire_stats), not 0
- *		(-EINVAL); the module writes at most that much, and zeroes
- *		what it does not know.
+ * @size:	in: the caller's sizeof(struct retire_stats), not 0.
  * @flags:	in: RETIRE_STATS_F_*.
  * @reserved:	in: must be 0.
  */
@@ -777,11 +663,8 @@ struct retire_stats_arg {
 #define RETIRE_SIM_F_VIOLATE		(1U << 3)
 
 /*
- * complete in the submitting context, as io_uring's NOP and null_blk's
- * irqmode=0 do: a job with no latency, no finish time, no bandwidth limit,
- * no per-tick limit below its length, not blocked, hung or violating, and
- * at most RETIRE_SIM_INLINE_MAX bytes, is transferred and reported before
- * the submission returns. Any other job takes the timer and work item path.
+ * complete in the submitting context a job that needs no time (at most
+ * RETIRE_SIM_INLINE_MAX bytes), as io_uring's NOP and null_blk's irqmode=0
  */
 #define RETIRE_SIM_F_INLINE		(1U << 4)
 
@@ -793,34 +676,26 @@ struct retire_stats_arg {
 				 RETIRE_SIM_F_VIOLATE | RETIRE_SIM_F_INLINE)
 
 /*
- * struct retire_sim_config - argument of RETIRE_IOC_SIM_CONFIG: the
- * module-wide sim engine's knobs. Read back the current ones with
- * @op = RETIRE_SIM_GET; set them with RETIRE_SIM_SET (CAP_SYS_ADMIN).
- * Every knob is an input of SET and an output of GET: GET ignores what
- * the caller left in them.
+ * struct retire_sim_config - argument of RETIRE_IOC_SIM_CONFIG: the sim
+ * engine's module-wide knobs, read with RETIRE_SIM_GET and set with
+ * RETIRE_SIM_SET (CAP_SYS_ADMIN). Each knob is in for SET, out for GET.
  * @op:		in: RETIRE_SIM_GET or RETIRE_SIM_SET.
  * @flags:	RETIRE_SIM_F_*.
  * @latency_ns:	time from activation to the first transfer.
- * @tick_ns:	time between two transfers of one request; 0: the default
- *		(1 ms).
+ * @tick_ns:	time between two transfers of one request; 0: 1 ms.
  * @bytes_per_tick: bytes one transfer moves; 0: the whole range at once.
- *		With @rate_bps set, a transfer never exceeds @burst_bytes
- *		(a longer one is split), so every request can progress.
  * @fail_every:	fail every Nth activation (counted module-wide); 0 never.
- * @fail_submit_every: refuse every Nth submission attempt with -EIO,
- *		counting every attempt, refused ones too (module-wide); 0
- *		never.
- * @seed:	no effect: the sim engine makes no random choice. Stored
- *		and read back, so that a configuration read and set again
- *		is the same; a later module that gives it a meaning says
- *		so with a feature bit.
+ * @fail_submit_every: refuse every Nth submission attempt with -EIO
+ *		(counted module-wide); 0 never.
+ * @seed:	no effect: stored and read back.
  * @rate_bps:	shared bandwidth of every transfer, bytes per second; 0:
- *		unlimited. Bytes moved never exceed @burst_bytes + rate * t.
- * @burst_bytes: the token bucket's depth (at most 16 GiB); it starts full
- *		when set.
- * @finish_ns:	time from a request's last transfer to its terminal event
- *		(the destination's own completion); 0: at once.
+ *		unlimited.
+ * @burst_bytes: the token bucket's depth (at most 16 GiB).
+ * @finish_ns:	time from a request's last transfer to its terminal event;
+ *		0: at once.
  * @reserved:	in: must be 0.
+ *
+ * See Documentation/retire.rst, RETIRE_IOC_SIM_CONFIG.
  */
 struct retire_sim_config {
 	__u32 op;
@@ -842,14 +717,14 @@ struct retire_sim_config {
 
 /*
  * struct retire_sim_event - argument of RETIRE_IOC_SIM_INJECT (privileged):
- * deliver an engine terminal event naming @handle through the engine's own
- * reporting path, as a device with a stale or forged tag would. A stale
- * handle is rejected and counted; a live one is refused with -EBUSY (the
- * sim engine owns its live requests).
+ * an engine terminal event naming @handle, as a device with a stale or
+ * forged tag would send it.
  * @handle:	in: the request handle the event names.
  * @error:	in: the event's result: 0 or a -errno.
  * @flags:	in: must be 0.
  * @reserved:	in: must be 0.
+ *
+ * See Documentation/retire.rst, RETIRE_IOC_SIM_INJECT.
  */
 struct retire_sim_event {
 	__u64 handle;
@@ -868,19 +743,14 @@ struct retire_sim_event {
 #define RETIRE_LIMITS_SET	1
 
 /*
- * struct retire_limits_arg - argument of RETIRE_IOC_LIMITS: this context's
- * limits. SET takes effect at once: raising max_active or
- * max_active_per_key starts the waiting requests that now fit. Every field
- * must be non-zero (max_pinned_bytes may be 0) and at most the module's
- * cap, and max_active_per_key <= max_active (-EINVAL); no field may drop
- * below what the context uses now, max_active_per_key below the most
- * requests one key has active (-EBUSY); watchdog_ns below
- * RETIRE_WATCHDOG_MIN_NS needs CAP_SYS_ADMIN (-EPERM). Nothing changes on
- * a refusal.
+ * struct retire_limits_arg - argument of RETIRE_IOC_LIMITS: read or
+ * replace this context's limits.
  * @op:		in: RETIRE_LIMITS_GET or RETIRE_LIMITS_SET.
  * @flags:	in: must be 0.
  * @limits:	GET: out; SET: in.
  * @reserved:	in: must be 0.
+ *
+ * See Documentation/retire.rst, RETIRE_IOC_LIMITS.
  */
 struct retire_limits_arg {
 	__u32 op;
@@ -912,11 +782,7 @@ struct retire_limits_arg {
  * @authority:	out: the context's authority generation after the command.
  * @reserved:	in: must be 0.
  *
- * A request takes its key's epoch and the authority when admitted. Its
- * TERMINAL record is published as completed only if it succeeded, no
- * cancel found it in flight (returned 0 or -EALREADY for it), and both
- * still match when the record is read;
- * otherwise the outcome is stale (counted in stale_published).
+ * See Documentation/retire.rst, "Publication predicate".
  */
 struct retire_epoch_arg {
 	__u32 op;
@@ -936,23 +802,18 @@ struct retire_epoch_arg {
 #define RETIRE_OP_CANCEL	2
 /* RETIRE_IOC_RETIRE of @handle */
 #define RETIRE_OP_RETIRE	3
-/* RETIRE_TOKEN_BORROW on the request @handle; the token comes back in @handle */
+/* RETIRE_TOKEN_BORROW on the request @handle; the token comes back there */
 #define RETIRE_OP_BORROW	4
 /* RETIRE_TOKEN_RETURN of the token @handle, with the consumer's @error */
 #define RETIRE_OP_RETURN	5
-/* RETIRE_TOKEN_HANDOFF of the token @handle; the new one comes back in @handle */
+/* RETIRE_TOKEN_HANDOFF of the token @handle; the new one comes back there */
 #define RETIRE_OP_HANDOFF	6
 /*
- * RETIRE_IOC_CANCEL_MATCH of @key (@flags: RETIRE_CANCEL_F_KEY) or of every
- * request (RETIRE_CANCEL_F_ANY), without waiting: @result is how many it
- * found, @handle how many of those the device kept
+ * RETIRE_IOC_CANCEL_MATCH, without waiting, of @key (@flags
+ * RETIRE_CANCEL_F_KEY) or of every request (RETIRE_CANCEL_F_ANY)
  */
 #define RETIRE_OP_CANCEL_MATCH	7
-/*
- * the out-fence of the request @handle, as RETIRE_SQE_F_OUT_FENCE gives
- * it: @result is a new sync_file fd for it (already signalled if the
- * request has terminated), or -ENOENT once it has retired
- */
+/* the out-fence of the request @handle: @result a new sync_file fd */
 #define RETIRE_OP_FENCE		8
 
 /*
@@ -969,15 +830,13 @@ struct retire_epoch_arg {
  *		RETIRE_CANCEL_F_KEY; else 0.
  * @dev_flags:	in: SUBMIT: as struct retire_sqe; else 0.
  * @error:	in: RETURN: 0 or the consumer's -errno; else 0.
- * @handle:	SUBMIT: out only (ignored on input): the new request's
- *		handle if @result is 0, else 0. CANCEL_MATCH: out only: the
- *		requests found that the device kept. Other operations: in:
- *		the handle the operation names; out: BORROW and HANDOFF: the
- *		new token's, if @result is 0; else unchanged.
- * @result:	out: 0, or the -errno the operation's own ioctl would have
- *		returned; the operation then changed nothing. CANCEL_MATCH:
- *		the requests found (0 or more), or -EINVAL. FENCE, and SUBMIT
- *		with RETIRE_SQE_F_OUT_FENCE: a sync_file fd (0 or more).
+ * @handle:	SUBMIT: out: the new request's handle, or 0. CANCEL_MATCH:
+ *		out: the requests found that the device kept. Others: in:
+ *		the handle named; out: BORROW, HANDOFF: the new token's if
+ *		@result is 0; else unchanged.
+ * @result:	out: 0 or the -errno of the operation's own ioctl.
+ *		CANCEL_MATCH: the requests found, or -EINVAL. FENCE, and
+ *		SUBMIT with RETIRE_SQE_F_OUT_FENCE: a sync_file fd.
  * @pad:	in: must be 0, unless SUBMIT's @flags has RETIRE_SQE_F_IN_FENCE.
  * @in_fence:	in: SUBMIT with RETIRE_SQE_F_IN_FENCE: a sync_file fd.
  */
@@ -1027,30 +886,9 @@ struct retire_op {
  * @reaped:	out: records copied to @cqes (or moved into the ring).
  * @reserved:	in: must be 0.
  *
- * The operations run in array order, each as its own ioctl would, under
- * one hold of the context: a later one sees what an earlier one did (a
- * RETIRE may name a request whose TERMINAL record an earlier ENTER
- * reaped). Then records are reaped exactly as RETIRE_IOC_REAP does:
- * oldest first, each dropped only once it is in @cqes, so records beyond
- * @nr_cqes stay queued for the next call and none is ever lost. The ioctl
- * fails as a whole (-EINVAL, -EFAULT) for a bad batch, before any
- * operation runs; if the arrays become unwritable afterwards it returns
- * -EFAULT with @done and @reaped still telling what happened.
- *
- * With RETIRE_ENTER_F_RINGS, @ops, @cqes and @nr_cqes must be 0: the
- * operations are the first @nr_ops of those queued in the submission ring
- * (fewer if fewer are queued); each one's @result and @handle are written
- * back into its entry before sq_head moves past it. Then records move into
- * the completion ring, oldest first, as many as it has room for (the rest
- * wait in the module, cq_flags saying so: none is lost), and the call
- * waits until the completion ring holds @min_complete records (at most its
- * size) under the rules of struct retire_reap. @reaped counts the records
- * this call moved. @nr_ops 0 only moves records (and waits). A sq_tail
- * more than the ring's size ahead of sq_head, a cq_head ahead of cq_tail
- * or more than the ring's size behind it, a @min_complete above the
- * completion ring's size, or a context without rings (no
- * RETIRE_IOC_RING_SETUP yet) fails the call with -EINVAL before anything
- * runs or moves.
+ * With RETIRE_ENTER_F_RINGS, @ops, @cqes and @nr_cqes are 0: operations
+ * come from the submission ring and records go into the completion ring.
+ * See Documentation/retire.rst, RETIRE_IOC_ENTER.
  */
 struct retire_enter {
 	__u64 ops;
@@ -1073,17 +911,12 @@ struct retire_enter {
 /* the offset to mmap() the rings at, once RETIRE_IOC_RING_SETUP made them */
 #define RETIRE_RING_OFFSET	0ULL
 
-/*
- * cq_flags: records wait in the module for room in the completion ring.
- * Written only by RETIRE_IOC_ENTER with RETIRE_ENTER_F_RINGS as it moves
- * records: set if records still wait after the move, else cleared.
- */
+/* cq_flags: records wait in the module for room in the completion ring */
 #define RETIRE_CQ_F_OVERFLOW	(1U << 0)
 
 /*
  * struct retire_ring_offsets - where each part of the rings lies in the
- * mapping, in bytes from its start. The __u32 fields are read with
- * acquire and written with release ordering by whoever owns them.
+ * mapping, in bytes from its start.
  * @sq_head:	__u32, written by the module: the next operation it takes.
  * @sq_tail:	__u32, written by the caller: one past its last operation.
  * @sq_mask:	__u32, read-only: @sq_entries - 1.
@@ -1116,22 +949,16 @@ struct retire_ring_offsets {
 
 /*
  * struct retire_ring_setup - argument of RETIRE_IOC_RING_SETUP: give the
- * context a submission ring of operations and a completion ring of
- * records, shared with the caller through mmap(MAP_SHARED) of @size bytes
- * at RETIRE_RING_OFFSET. A context has one pair of rings for its
- * lifetime: asked again for the sizes it has, the call describes them
- * again (to map them anew: their indices say where they stand); for other
- * sizes it fails with -EBUSY. The memory is charged to the caller's
- * memory cgroup. RETIRE_IOC_ENTER with
- * RETIRE_ENTER_F_RINGS then runs what the caller queued and moves records
- * into the completion ring; the other ways of reading records keep
- * working, and each record is delivered once, by whichever takes it.
+ * context its submission and completion rings, one pair for its lifetime,
+ * to mmap(MAP_SHARED) as @size bytes at RETIRE_RING_OFFSET.
  * @sq_entries:	in: a power of two, 1 to RETIRE_RING_MAX_ENTRIES.
  * @cq_entries:	in: a power of two, 1 to RETIRE_RING_MAX_ENTRIES.
  * @flags:	in: must be 0.
  * @size:	out: the mapping's size in bytes, a multiple of the page size.
  * @off:	out: where each part lies in it.
  * @reserved:	in: must be 0.
+ *
+ * See Documentation/retire.rst, RETIRE_IOC_RING_SETUP.
  */
 struct retire_ring_setup {
 	__u32 sq_entries;
@@ -1161,14 +988,12 @@ struct retire_ring_setup {
 /*
  * struct retire_engine_info - one engine, as RETIRE_IOC_ENGINES lists it.
  * @id:		its number (RETIRE_IOC_CONTEXT); never reused while the
- *		module is loaded, so a device removed and probed again is a
- *		new engine.
+ *		module is loaded.
  * @flags:	RETIRE_ENGINE_F_*.
  * @name:	its kind, NUL-terminated: "sim" or "edu".
  * @device:	the device it drives, NUL-terminated ("" for the sim).
  * @dma_mask:	the bus addresses its DMA reaches; 0 without DMA.
- * @max_transfer: the most bytes one transfer moves (0: no limit); a
- *		longer request is moved in several.
+ * @max_transfer: the most bytes one transfer moves (0: no limit).
  * @contexts:	contexts bound to it now.
  * @pad:	0.
  * @transfers:	transfers it has made.
@@ -1193,9 +1018,8 @@ struct retire_engine_info {
  * struct retire_engines_arg - argument of RETIRE_IOC_ENGINES: the engines
  * the module has now, by id.
  * @engines:	in: address of an array of @nr struct retire_engine_info.
- * @nr:		in: its capacity, taken as 256 if above; 0 (with @engines
- *		0) only counts. Out: how many engines there are (more than
- *		the capacity: only that many were written).
+ * @nr:		in: its capacity (256 if above); 0, with @engines 0, only
+ *		counts. Out: how many engines there are.
  * @flags:	in: must be 0.
  * @reserved:	in: must be 0.
  */
@@ -1211,16 +1035,15 @@ struct retire_engines_arg {
 #define RETIRE_CONTEXT_SET	1
 
 /*
- * struct retire_context_arg - argument of RETIRE_IOC_CONTEXT: this
- * context's engine. SET binds the context to engine @engine, while it has
- * no unretired request (-EBUSY otherwise, even for the engine it is bound
- * to already): requests admitted from then on go to it. -ENOENT for an id
- * the module does not have (a removed device's engine included).
+ * struct retire_context_arg - argument of RETIRE_IOC_CONTEXT: read or set
+ * the engine this context is bound to.
  * @op:		in: RETIRE_CONTEXT_GET or RETIRE_CONTEXT_SET.
  * @engine:	SET: in; GET: out.
  * @flags:	in: must be 0.
  * @pad:	in: must be 0.
  * @reserved:	in: must be 0.
+ *
+ * See Documentation/retire.rst, RETIRE_IOC_CONTEXT.
  */
 struct retire_context_arg {
 	__u32 op;
@@ -1231,10 +1054,9 @@ struct retire_context_arg {
 };
 
 /*
- * The events of a context's history (RETIRE_IOC_HISTORY). The tracepoint
- * of each has the same name in lower case without RETIRE_EV_ (retire:submit
- * ... retire:reset). For a request's events @handle is the request's
- * handle; @value and @aux are as each says, else 0.
+ * The events of a context's history (RETIRE_IOC_HISTORY), each also the
+ * tracepoint of its name in lower case without RETIRE_EV_ (retire:submit).
+ * @handle is the request's; @value and @aux are as each says, else 0.
  */
 enum retire_event_type {
 	/* admitted: @value its RETIRE_DEV_* flags, @aux its length */
@@ -1242,9 +1064,8 @@ enum retire_event_type {
 	/* handed to the device */
 	RETIRE_EV_ACTIVATE = 2,
 	/*
-	 * the device's terminal event: @value its -errno (0 if completed),
-	 * @aux the RETIRE_OUTCOME_*; from here the device no longer
-	 * touches the buffer for this request
+	 * the device's terminal event, after which it no longer touches the
+	 * buffer: @value its -errno (0 if completed), @aux the RETIRE_OUTCOME_*
 	 */
 	RETIRE_EV_TERMINAL = 3,
 	/* the deadline passed before the terminal event */
@@ -1260,10 +1081,9 @@ enum retire_event_type {
 	/* the buffer went back to its pool; the generation moved on */
 	RETIRE_EV_RETIRE = 9,
 	/*
-	 * a handle naming no live object was refused before anything of it
-	 * was read: @handle as given (its generation the one expected),
-	 * @value the RETIRE_STALE_* of the counter it moved, @aux the
-	 * generation its slot has now (0 if the slot never existed)
+	 * a handle naming no live object was refused: @handle as given,
+	 * @value the RETIRE_STALE_* counter moved, @aux its slot's generation
+	 * now (0 if the slot never existed)
 	 */
 	RETIRE_EV_STALE = 10,
 	/* the watchdog fired: the buffer stays until the device ends */
@@ -1323,21 +1143,18 @@ struct retire_history_event {
 
 /*
  * struct retire_history_arg - argument of RETIRE_IOC_HISTORY: a context's
- * last events, oldest first. Reading changes nothing.
+ * last events, oldest first.
  * @events:	in: address of an array of @nr struct retire_history_event.
- * @nr:		in: its capacity, taken as RETIRE_HISTORY_LEN if above; 0
- *		(with @events 0) reads only the counts. Out: events written
- *		(the newest ones, if more are kept than it holds).
+ * @nr:		in: its capacity (RETIRE_HISTORY_LEN if above); 0, with
+ *		@events 0, reads only the counts. Out: events written.
  * @flags:	in: must be 0.
- * @ctx_id:	in: 0 for the caller's own context, else the id of another
- *		(as the netlink messages name it, while it exists): opened by
- *		the caller's effective user, or -EPERM without
- *		CAP_SYS_ADMIN; -ENOENT if no context has it. Out: the id
- *		of the context read.
+ * @ctx_id:	in: 0 for the caller's own context, else another's id (as
+ *		netlink names it). Out: the id of the context read.
  * @recorded:	out: events since the context was opened.
- * @dropped:	out: of those, how many were overwritten before this call
- *		(@recorded less what is kept).
+ * @dropped:	out: of those, how many were overwritten before this call.
  * @reserved:	in: must be 0.
+ *
+ * See Documentation/retire.rst, RETIRE_IOC_HISTORY.
  */
 struct retire_history_arg {
 	__u64 events;
@@ -1362,12 +1179,7 @@ struct retire_history_arg {
 #define RETIRE_IOC_REAP		_IOWR(RETIRE_IOC_MAGIC, 0x07, struct retire_reap)
 #define RETIRE_IOC_GET_STATS	_IOWR(RETIRE_IOC_MAGIC, 0x08, struct retire_stats_arg)
 #define RETIRE_IOC_SIM_CONFIG	_IOWR(RETIRE_IOC_MAGIC, 0x09, struct retire_sim_config)
-/*
- * RETIRE_IOC_SIM_RESET (CAP_SYS_ADMIN, @handle 0) returns once every sim
- * job has reported: completed if its last byte moved and its finish_ns
- * elapsed before the reset reached it, else failed (-ECANCELED) with the
- * bytes it moved; never both.
- */
+/* RETIRE_IOC_SIM_RESET (CAP_SYS_ADMIN, @handle 0): end every sim job */
 #define RETIRE_IOC_SIM_RESET	_IOWR(RETIRE_IOC_MAGIC, 0x0a, struct retire_handle_arg)
 #define RETIRE_IOC_SIM_INJECT	_IOWR(RETIRE_IOC_MAGIC, 0x0b, struct retire_sim_event)
 #define RETIRE_IOC_LIMITS	_IOWR(RETIRE_IOC_MAGIC, 0x0c, struct retire_limits_arg)
