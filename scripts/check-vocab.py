@@ -35,6 +35,7 @@ names_h = read(NAMES_H)
 uapi = read("uapi/linux/retire.h")
 
 # the constants: NAME at 1 + its position, and none of the prefix left out
+# (record types have their own check below: RETIRE_REC_F_* are not types)
 for macro, prefix in (("RETIRE_EVENT_NAMES", "RETIRE_EV_"),
                       ("RETIRE_OUTCOME_NAMES", "RETIRE_OUTCOME_"),
                       ("RETIRE_STALE_NAMES", "RETIRE_STALE_"),
@@ -48,6 +49,35 @@ for macro, prefix in (("RETIRE_EVENT_NAMES", "RETIRE_EV_"),
                             (macro, prefix, const, defined.get(const), i + 1))
     for const in sorted(set(defined) - {c for c, _ in voc}):
         findings.append("%s: %s%s has no name" % (macro, prefix, const))
+
+voc = vocabulary(names_h, "RETIRE_REC_NAMES")
+defined = dict(re.findall(r"#define RETIRE_REC_([A-Z_]+)\s+(\d+)\b", uapi))
+if [c for c, _ in voc] != sorted(defined, key=lambda c: int(defined[c])) or \
+   [defined.get(c) for c, _ in voc] != [str(i + 1) for i in range(len(voc))]:
+    findings.append("RETIRE_REC_NAMES is not RETIRE_REC_* from 1: %s" %
+                    defined)
+
+# bit lists: NAME at bit its position, and no bit of the prefix left out
+for macro, prefix in (("RETIRE_FEATURE_NAMES", "RETIRE_FEAT_"),
+                      ("RETIRE_SIM_FLAG_NAMES", "RETIRE_SIM_F_"),
+                      ("RETIRE_CQE_FLAG_NAMES", "RETIRE_CQE_F_")):
+    voc = vocabulary(names_h, macro)
+    bits = dict(re.findall(r"#define %s([A-Z_]+)\s+\(1U?L?L? << (\d+)\)" %
+                           re.escape(prefix), uapi))
+    want = {c: str(i) for i, (c, _) in enumerate(voc)}
+    if bits != want:
+        findings.append("%s is not %s* by bit: %s against %s" %
+                        (macro, prefix, sorted(bits.items()),
+                         sorted(want.items())))
+
+# the netlink header's health events, from 0
+nlh = read("uapi/linux/retire_netlink.h")
+health = re.findall(r"^\tRETIRE_HEALTH_EVENT_([A-Z_]+),$",
+                    nlh.split("enum retire_health_event {", 1)[1]
+                    .split("};", 1)[0], re.M)
+if health != [c for c, _ in vocabulary(names_h, "RETIRE_HEALTH_NAMES")]:
+    findings.append("RETIRE_HEALTH_NAMES is not enum retire_health_event: %s"
+                    % health)
 
 stats = [n for _, n in vocabulary(names_h, "RETIRE_STAT_NAMES")]
 
@@ -78,11 +108,17 @@ MARKERS = {what: re.compile(r".{0,80}?".join('"%s"' % n for n in names),
                              "timed_out")),
                ("stale kinds", ("engine", "cancel", "token", "user")),
                ("handle kinds", ("buf", "req", "token")),
-               ("counters", ("admitted", "refused", "completed")))}
+               ("counters", ("admitted", "refused", "completed")),
+               ("record types", ("timeout", "cancel_ack", "terminal")),
+               ("feature bits", ("genl", "requests", "sim")),
+               ("sim flags", ("blocked", "hang", "cancel_running")),
+               ("health events", ("quarantine", "reset", "reaped")))}
 # quoted together for another reason
 ALLOWED = {
     # the counters retirectl top shows, not a table of outcomes
     ("selftests/retirectl_test.sh", "outcomes"),
+    # the features info -j must at least list, not a table of them
+    ("selftests/retirectl_test.sh", "feature bits"),
 }
 files = subprocess.run(["git", "-C", ROOT, "ls-files", "-co",
                         "--exclude-standard", "*.c", "*.h", "*.py", "*.sh"],

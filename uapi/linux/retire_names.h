@@ -3,10 +3,11 @@
  * retire's vocabularies, each named once.
  *
  * Every list below calls X(NAME, name) for each value, in the order of its
- * values, and X_LAST(NAME, name) for the last one, so that it can build a
- * table ("X" and "X_LAST" the same macro) or the comma-separated list
- * __print_symbolic() wants. NAME is the suffix of the value's constant in
- * <linux/retire.h> (RETIRE_EV_SUBMIT for SUBMIT); name is how the module's
+ * values (or of its bits), and X_LAST(NAME, name) for the last one, so
+ * that it can build a table ("X" and "X_LAST" the same macro) or the
+ * comma-separated list __print_symbolic() wants. NAME is the suffix of the
+ * value's constant (RETIRE_EV_SUBMIT for SUBMIT; for the counters, the
+ * module's short name); name is how the module's
  * history, debugfs and tracepoints, retirectl's text and JSON, and the
  * selftests spell it. See Documentation/retire.rst for what each means.
  */
@@ -58,6 +59,54 @@
 	X(BUF, buf)							\
 	X(REQ, req)							\
 	X_LAST(TOKEN, token)
+
+/* record types, RETIRE_REC_*, from 1 */
+#define RETIRE_REC_NAMES(X, X_LAST)					\
+	X(TIMEOUT, timeout)						\
+	X(CANCEL_ACK, cancel_ack)					\
+	X(TERMINAL, terminal)						\
+	X(RETIRED, retired)						\
+	X_LAST(QUARANTINE, quarantine)
+
+/* record flags, RETIRE_CQE_F_*, from bit 0 */
+#define RETIRE_CQE_FLAG_NAMES(X, X_LAST)				\
+	X(MEASURED, measured)						\
+	X(OUTSTANDING, outstanding)					\
+	X(TIMED_OUT, timed_out)						\
+	X(CANCEL_REQUESTED, cancel_requested)				\
+	X_LAST(RETIRED, retired)
+
+/* feature bits, RETIRE_FEAT_*, from bit 0 */
+#define RETIRE_FEATURE_NAMES(X, X_LAST)					\
+	X(GENL, genl)							\
+	X(REQUESTS, requests)						\
+	X(SIM, sim)							\
+	X(ADMISSION, admission)						\
+	X(ENTER, enter)							\
+	X(RINGS, rings)							\
+	X(ONE_RECORD, one_record)					\
+	X(ENGINES, engines)						\
+	X(EDU, edu)							\
+	X(HISTORY, history)						\
+	X(CANCEL_MATCH, cancel_match)					\
+	X(FENCES, fences)						\
+	X(DMABUF, dmabuf)						\
+	X(DMABUF_IMPORT, dmabuf_import)					\
+	X_LAST(DMABUF_REVOKE, dmabuf_revoke)
+
+/* the sim engine's flags, RETIRE_SIM_F_*, from bit 0 */
+#define RETIRE_SIM_FLAG_NAMES(X, X_LAST)				\
+	X(BLOCKED, blocked)						\
+	X(HANG, hang)							\
+	X(CANCEL_RUNNING, cancel_running)				\
+	X(VIOLATE, violate)						\
+	X_LAST(INLINE, inline)
+
+/* health notifications, enum retire_health_event (retire_netlink.h), from 0 */
+#define RETIRE_HEALTH_NAMES(X, X_LAST)					\
+	X(QUARANTINE, quarantine)					\
+	X(RESET, reset)							\
+	X_LAST(REAPED, reaped)
 
 /*
  * The scalar counters and gauges of struct retire_stats, in its order, by

@@ -20,22 +20,9 @@
 #include "print.h"
 #include "retirectl.h"
 
+#define BIT_NAME(NAME, name)	#name,
 static const char *const feature_names[] = {
-	"genl",
-	"requests",
-	"sim",
-	"admission",
-	"enter",
-	"rings",
-	"one_record",
-	"engines",
-	"edu",
-	"history",
-	"cancel_match",
-	"fences",
-	"dmabuf",
-	"dmabuf_import",
-	"dmabuf_revoke",
+	RETIRE_FEATURE_NAMES(BIT_NAME, BIT_NAME)
 };
 
 _Static_assert((1ULL << ARRAY_SIZE(feature_names)) - 1 == RETIRE_FEAT_ALL,
@@ -43,12 +30,9 @@ _Static_assert((1ULL << ARRAY_SIZE(feature_names)) - 1 == RETIRE_FEAT_ALL,
 
 /* RETIRE_SIM_F_* by bit, as "engine flags=" takes and prints them */
 const char *const sim_flag_names[] = {
-	"blocked",
-	"hang",
-	"cancel_running",
-	"violate",
-	"inline",
+	RETIRE_SIM_FLAG_NAMES(BIT_NAME, BIT_NAME)
 };
+#undef BIT_NAME
 
 const size_t nr_sim_flag_names = ARRAY_SIZE(sim_flag_names);
 
@@ -112,11 +96,11 @@ _Static_assert(NSTATS == RETIRE_A_STATS_DEVICE_OUTSTANDING -
 			 RETIRE_A_STATS_ADMITTED + 1,
 	       "every counter of the stats attribute set has a name");
 
+#define HEALTH_NAME(NAME, name)	[RETIRE_HEALTH_EVENT_##NAME] = #name,
 static const char *const health_names[] = {
-	[RETIRE_HEALTH_EVENT_QUARANTINE] = "quarantine",
-	[RETIRE_HEALTH_EVENT_RESET] = "reset",
-	[RETIRE_HEALTH_EVENT_REAPED] = "reaped",
+	RETIRE_HEALTH_NAMES(HEALTH_NAME, HEALTH_NAME)
 };
+#undef HEALTH_NAME
 int lib_fail(const char *fn, int ret)
 {
 	int err = ret < 0 ? -ret : EIO;
