@@ -1056,7 +1056,8 @@ struct retire_context_arg {
 /*
  * The events of a context's history (RETIRE_IOC_HISTORY), each also the
  * tracepoint of its name in lower case without RETIRE_EV_ (retire:submit).
- * @handle is the request's; @value and @aux are as each says, else 0.
+ * @handle is the request's (a buffer's for EXPORT, IMPORT and REVOKE, the
+ * handle refused for STALE); @value and @aux are as each says, else 0.
  */
 enum retire_event_type {
 	/* admitted: @value its RETIRE_DEV_* flags, @aux its length */
