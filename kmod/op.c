@@ -221,7 +221,7 @@ int retire_enter_rings(struct retire_ctx *ctx, struct retire_enter *e)
 	for (;;) {
 		if (ret)
 			break;
-		n = retire_ring_post(ctx, e->min_complete, &avail);
+		n = retire_ring_post(ctx, &avail);
 		if (n < 0) {
 			ret = n;
 			break;

@@ -398,21 +398,22 @@ int retire_ring_take_ops(struct retire_ctx *ctx, u32 nr, u32 min_complete,
 /**
  * retire_ring_post() - move ready records into the completion ring
  * @ctx:	the context; the caller holds ctx->mutex
- * @min_complete: records the caller waits for: at most the ring's size
  * @avail:	set to the records the ring holds unread afterwards
  *
- * Return: records moved, or -EINVAL without rings, for a bad cq_head or a
- * @min_complete larger than the ring.
+ * The caller's min_complete was checked against the ring's size before
+ * anything ran (retire_ring_take_ops()); cq_head is checked again here,
+ * as the caller may have moved it since.
+ *
+ * Return: records moved, or -EINVAL without rings or for a bad cq_head.
  */
-int retire_ring_post(struct retire_ctx *ctx, u32 min_complete, u32 *avail)
+int retire_ring_post(struct retire_ctx *ctx, u32 *avail)
 {
 	struct retire_ring *ring = ctx->ring;
 	u32 queued, unread;
 	int n;
 
 	lockdep_assert_held(&ctx->mutex);
-	if (!ring || min_complete > ring->cq_entries ||
-	    retire_ring_check(ring, &queued, &unread))
+	if (!ring || retire_ring_check(ring, &queued, &unread))
 		return -EINVAL;
 	n = retire_records_post(ctx, ring->cqes, ring->cq_entries - 1,
 				&ring->cq_tail, ring->cq_entries - unread);

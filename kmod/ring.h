@@ -62,7 +62,7 @@ int retire_ring_mmap(struct retire_ctx *ctx, struct vm_area_struct *vma);
 void retire_ring_free(struct retire_ctx *ctx);
 int retire_ring_take_ops(struct retire_ctx *ctx, u32 nr, u32 min_complete,
 			 u32 *done, u32 *posted);
-int retire_ring_post(struct retire_ctx *ctx, u32 min_complete, u32 *avail);
+int retire_ring_post(struct retire_ctx *ctx, u32 *avail);
 bool retire_ring_unread(struct retire_ctx *ctx);
 
 #endif /* _RETIRE_RING_H */
