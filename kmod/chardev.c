@@ -548,14 +548,14 @@ static long retire_ioctl_context(struct retire_ctx *ctx, unsigned int cmd,
 	ret = retire_arg_copy_in(&a, sizeof(a), sizeof(a), cmd, uarg);
 	if (ret)
 		return ret;
-	if (a.flags || a.pad ||
-	    !retire_reserved_zero(a.reserved, sizeof(a.reserved)))
+	if (a.flags || a.pad || a.ctx_id || a.reserved)
 		return -EINVAL;
 	switch (a.op) {
 	case RETIRE_CONTEXT_GET:
 		mutex_lock(&ctx->mutex);
 		a.engine = ctx->engine->id;
 		mutex_unlock(&ctx->mutex);
+		a.ctx_id = ctx->id;
 		return retire_arg_copy_out(uarg, cmd, &a, sizeof(a));
 	case RETIRE_CONTEXT_SET:
 		return retire_ctx_set_engine(ctx, a.engine);

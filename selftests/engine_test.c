@@ -173,12 +173,49 @@ TEST_F(eng, bad_arguments_are_refused)
 	ca.pad = 1;
 	EXPECT_EQ(-EINVAL, rt_ioctl(self->fd, RETIRE_IOC_CONTEXT, &ca));
 	ca.pad = 0;
-	ca.reserved[0] = 1;
+	ca.reserved = 1;
+	EXPECT_EQ(-EINVAL, rt_ioctl(self->fd, RETIRE_IOC_CONTEXT, &ca));
+	ca.reserved = 0;
+	ca.op = RETIRE_CONTEXT_GET;
+	ca.ctx_id = 1;		/* an output, never an input */
 	EXPECT_EQ(-EINVAL, rt_ioctl(self->fd, RETIRE_IOC_CONTEXT, &ca));
 	ASSERT_EQ(0, retire_get_bound_engine(self->r, &id));
 	EXPECT_EQ(RETIRE_ENGINE_SIM, id);
 	EXPECT_EQ(-EINVAL, retire_list_engines(self->r, NULL, 3));
 	EXPECT_EQ(-EINVAL, retire_get_bound_engine(self->r, NULL));
+}
+
+/*
+ * RETIRE_CONTEXT_GET names the context: an id that is never 0, never
+ * another open context's, and the one RETIRE_IOC_HISTORY gives for the
+ * caller's own context.
+ */
+TEST_F(eng, context_get_gives_the_contexts_own_id)
+{
+	struct retire_history_info hi;
+	struct retire_context_arg ca;
+	struct retire_info info;
+	struct retire *other;
+	__u64 id, id2;
+
+	memset(&ca, 0, sizeof(ca));
+	ca.op = RETIRE_CONTEXT_GET;
+	ASSERT_EQ(0, rt_ioctl(self->fd, RETIRE_IOC_CONTEXT, &ca));
+	EXPECT_NE(0, ca.ctx_id);
+	EXPECT_EQ(0, ca.reserved);
+	ASSERT_EQ(0, retire_get_context_id(self->r, &id));
+	EXPECT_EQ(ca.ctx_id, id);
+	ASSERT_EQ(0, retire_open_device(&other, NULL, 0));
+	ASSERT_EQ(0, retire_get_context_id(other, &id2));
+	EXPECT_NE(id, id2);
+	ASSERT_EQ(0, retire_get_info(self->r, &info));
+	if (info.features & RETIRE_FEAT_HISTORY) {
+		ASSERT_EQ(0, retire_read_history(other, 0, NULL, 0, &hi));
+		EXPECT_EQ(id2, hi.ctx_id);
+	}
+	retire_close_device(other);
+	EXPECT_EQ(-EINVAL, retire_get_context_id(self->r, NULL));
+	EXPECT_EQ(-EINVAL, retire_get_context_id(NULL, &id));
 }
 
 /*

@@ -1458,7 +1458,8 @@ static void op_engine(struct thr *t)
 			ca->op = 2 + rnd(t, 100);
 		poke(t, &ca->flags, sizeof(ca->flags));
 		poke(t, &ca->pad, sizeof(ca->pad));
-		poke(t, ca->reserved, sizeof(ca->reserved));
+		poke(t, &ca->ctx_id, sizeof(ca->ctx_id));
+		poke(t, &ca->reserved, sizeof(ca->reserved));
 		ret = do_ioctl(fd, RETIRE_IOC_CONTEXT, mk_ptr(t, ca));
 		note(t, "context", ca->op, ca->engine, 0, ret,
 		     allowed | M(ENOENT) | M(EBUSY));

@@ -1019,7 +1019,7 @@ TEST_F(nl, stats_dump_has_each_context_with_owner_and_counters)
 	struct dump_set d = { 0 };
 	struct opener ob = { 0 };
 	struct retire *a;
-	__u64 ida = 0, idb = 0;
+	__u64 ida = 0, idb = 0, id;
 	unsigned int i, j, tries;
 	int to_child[2], from_child[2];
 	pthread_t th;
@@ -1100,6 +1100,11 @@ TEST_F(nl, stats_dump_has_each_context_with_owner_and_counters)
 		TH_LOG("context B (5 stale retires, 2 buffers) not found once");
 	}
 	EXPECT_NE(ida, idb);
+	/* each context's own idea of its id is the one netlink gives */
+	ASSERT_EQ(0, retire_get_context_id(a, &id));
+	EXPECT_EQ(ida, id);
+	ASSERT_EQ(0, retire_get_context_id(ob.r, &id));
+	EXPECT_EQ(idb, id);
 
 	/* the raw dump says the same */
 	raw_dump_has(_metadata, &self->rn, ida, &sa);

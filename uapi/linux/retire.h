@@ -1041,6 +1041,8 @@ struct retire_engines_arg {
  * @engine:	SET: in; GET: out.
  * @flags:	in: must be 0.
  * @pad:	in: must be 0.
+ * @ctx_id:	in: must be 0. GET: out, this context's id (as netlink and
+ *		RETIRE_IOC_HISTORY name it).
  * @reserved:	in: must be 0.
  *
  * See Documentation/retire.rst, RETIRE_IOC_CONTEXT.
@@ -1050,7 +1052,8 @@ struct retire_context_arg {
 	__u32 engine;
 	__u32 flags;
 	__u32 pad;
-	__u64 reserved[2];
+	__u64 ctx_id;
+	__u64 reserved;
 };
 
 /*

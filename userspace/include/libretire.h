@@ -204,6 +204,8 @@ int retire_list_engines(struct retire *r, struct retire_engine_info *engines,
 			unsigned int nr);
 int retire_get_bound_engine(struct retire *r, __u32 *engine);
 int retire_bind_engine(struct retire *r, __u32 engine);
+/* this context's id, as netlink and retire_read_history() name it */
+int retire_get_context_id(struct retire *r, __u64 *id);
 
 /*
  * A context's history (RETIRE_FEAT_HISTORY): its last RETIRE_HISTORY_LEN

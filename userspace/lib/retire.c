@@ -136,6 +136,25 @@ int retire_bind_engine(struct retire *r, __u32 engine)
 }
 RETIRE_OLD_NAME(retire_set_engine, retire_bind_engine);
 
+int retire_get_context_id(struct retire *r, __u64 *id)
+{
+	struct retire_context_arg a;
+	int ret;
+
+	if (!r || !id)
+		return -EINVAL;
+	memset(&a, 0, sizeof(a));
+	a.op = RETIRE_CONTEXT_GET;
+	ret = __retire_ioctl(r->fd, RETIRE_IOC_CONTEXT, &a);
+	if (ret)
+		return ret;
+	/* ids start at 1: a module before 1.7 leaves the field 0 */
+	if (!a.ctx_id)
+		return -EOPNOTSUPP;
+	*id = a.ctx_id;
+	return 0;
+}
+
 /* ---- buffers ------------------------------------------------------------ */
 
 int retire_register_buffer(struct retire *r, struct retire_buf_reg *reg)
