@@ -634,6 +634,57 @@ TEST_F(ring, queues_on_rings_and_on_arrays_deliver_alike)
 				      self->log.c[i].type));
 }
 
+/*
+ * wait_nr counts the records a queue holds unseen, as io_uring's
+ * min_complete does, on the context's rings and on arrays alike: with as
+ * many unseen as asked for, a call without operations returns at once,
+ * however long it may wait, and asked for one more it waits for it.
+ */
+TEST_F(ring, wait_nr_counts_unseen_records_on_rings_and_on_arrays)
+{
+	struct retire_queue *q[2];
+	struct retire_cqe *cqe;
+	struct retire_op *op;
+	unsigned int i;
+
+	ASSERT_EQ(0, rt_set_latency(self->r, RETIRE_SIM_F_INLINE, 0));
+	ASSERT_EQ(0, retire_queue_init(self->r, 4, &q[0]));
+	ASSERT_EQ(0, retire_queue_init(self->r, 4, &q[1]));
+	ASSERT_EQ(1, retire_queue_uses_rings(q[0]));
+	ASSERT_EQ(0, retire_queue_uses_rings(q[1]));
+	/* four operations: 4 rounded up, times four; arrays hold 256 */
+	EXPECT_EQ(16, retire_queue_cq_entries(q[0]));
+	EXPECT_EQ(RETIRE_SUBMIT_MAX, retire_queue_cq_entries(q[1]));
+	EXPECT_EQ(-EINVAL, retire_queue_uses_rings(NULL));
+	EXPECT_EQ(-EINVAL, retire_queue_cq_entries(NULL));
+	/* a call that waits for a record that never comes dies here */
+	alarm(20);
+	for (i = 0; i < 2; i++) {
+		op = retire_queue_get_op(q[i]);
+		ASSERT_NE(NULL, op);
+		retire_prep_submit(op, self->buf[i], 0, 64, RETIRE_DEV_READ,
+				   0x100 + i);
+		op->flags = RETIRE_SQE_F_AUTO_RETIRE | RETIRE_SQE_F_ONE_RECORD;
+		ASSERT_EQ(1, retire_queue_submit_and_wait(q[i], 1,
+							  UINT64_MAX));
+		ASSERT_EQ(0, retire_queue_peek_cqe(q[i], &cqe));
+		EXPECT_EQ(0x100 + i, cqe->user_data);
+		/* the unseen record counts: nothing to wait for */
+		ASSERT_EQ(0, retire_queue_submit_and_wait(q[i], 1,
+							  UINT64_MAX));
+		ASSERT_EQ(0, retire_queue_peek_cqe(q[i], &cqe));
+		EXPECT_EQ(0x100 + i, cqe->user_data);
+		/* one more than it holds: it waits, here for its bound */
+		EXPECT_EQ(0, retire_queue_submit_and_wait(q[i], 2,
+							  50 * RT_MS));
+		retire_queue_cqe_seen(q[i]);
+		EXPECT_EQ(-EAGAIN, retire_queue_peek_cqe(q[i], &cqe));
+	}
+	alarm(0);
+	retire_queue_exit(q[0]);
+	retire_queue_exit(q[1]);
+}
+
 /* the fast lane's flags, and its engine */
 #define RG_LANE	(RETIRE_SQE_F_AUTO_RETIRE | RETIRE_SQE_F_ONE_RECORD)
 

@@ -198,6 +198,10 @@ unsigned int retire_queue_peek_batch_cqe(struct retire_queue *q,
 					 struct retire_cqe **cqes,
 					 unsigned int count);
 void retire_queue_cq_advance(struct retire_queue *q, unsigned int nr);
+/* 1 on the context's rings, 0 on the queue's arrays */
+int retire_queue_uses_rings(const struct retire_queue *q);
+/* the records the queue holds: what wait_nr is lowered to */
+int retire_queue_cq_entries(const struct retire_queue *q);
 
 /* engines: the sim (RETIRE_ENGINE_SIM) and a bound device's */
 int retire_list_engines(struct retire *r, struct retire_engine_info *engines,

@@ -216,6 +216,12 @@ int retire_queue_submit_and_wait(struct retire_queue *q,
 		q->submitted = 1;
 		return (int)nr_ops;
 	}
+	/*
+	 * wait_nr counts the unseen records, as the ring's min_complete
+	 * does: only the rest must be reaped by this call
+	 */
+	wait_nr = wait_nr > q->tail - q->head ? wait_nr - (q->tail - q->head)
+					       : 0;
 	/* unseen records move to the front; the rest of the array is room */
 	if (q->head) {
 		memmove(q->cqes, q->cqes + q->head,
@@ -321,4 +327,18 @@ void retire_queue_cqe_seen(struct retire_queue *q)
 	}
 	if (q->head < q->tail)
 		q->head++;
+}
+
+int retire_queue_uses_rings(const struct retire_queue *q)
+{
+	if (!q)
+		return -EINVAL;
+	return !!q->rings;
+}
+
+int retire_queue_cq_entries(const struct retire_queue *q)
+{
+	if (!q)
+		return -EINVAL;
+	return q->rings ? (int)q->rings->cq_entries : RETIRE_SUBMIT_MAX;
 }
