@@ -115,9 +115,9 @@ check "  it gives /dev/retire to the group retire, 0660, static node too" \
 
 # --- the layout --------------------------------------------------------
 check "LIBDIR is lib/$multiarch" test -d "$lib"
-check "lib/libretire.so.1.6.0 is a file" test -f "$lib/libretire.so.1.6.0" -a ! -L "$lib/libretire.so.1.6.0"
-check "lib/libretire.so.1 -> libretire.so.1.6.0" \
-	test "$(readlink "$lib/libretire.so.1")" = libretire.so.1.6.0
+check "lib/libretire.so.1.7.0 is a file" test -f "$lib/libretire.so.1.7.0" -a ! -L "$lib/libretire.so.1.7.0"
+check "lib/libretire.so.1 -> libretire.so.1.7.0" \
+	test "$(readlink "$lib/libretire.so.1")" = libretire.so.1.7.0
 check "lib/libretire.so -> libretire.so.1" \
 	test "$(readlink "$lib/libretire.so")" = libretire.so.1
 check "lib/libretire.a is a file" test -f "$lib/libretire.a" -a ! -L "$lib/libretire.a"
@@ -138,7 +138,7 @@ check "libretire.pc names PREFIX, not DESTDIR" \
 check "libretire.pc names the multiarch LIBDIR" \
 	grep -qx "libdir=${lib#"$dest"}" "$lib/pkgconfig/libretire.pc"
 check "share/retire/manifest lists what install made" \
-	grep -qx "${lib#"$dest"}/libretire.so.1.6.0" "$root/share/retire/manifest"
+	grep -qx "${lib#"$dest"}/libretire.so.1.7.0" "$root/share/retire/manifest"
 
 nsyms=$(exported | wc -l)
 [ "$nsyms" -gt 0 ] || fail "$map lists no function"
@@ -168,7 +168,7 @@ else
 fi
 
 # --- the shared library's ABI ------------------------------------------
-so=$lib/libretire.so.1.6.0
+so=$lib/libretire.so.1.7.0
 soname=$(objdump -p "$so" | awk '$1 == "SONAME" { print $2 }')
 check "SONAME is libretire.so.1 (objdump -p: ${soname:-none})" \
 	test "$soname" = libretire.so.1
@@ -197,10 +197,10 @@ if [ -z "$extra" ]; then
 else
 	fail "exported but not in $map: ${extra//$'\n'/ }"
 fi
-check "the versions defined are LIBRETIRE_1.0 to 1.6" \
+check "the versions defined are LIBRETIRE_1.0 to 1.7" \
 	test "$(readelf -V -W "$so" | awk '/Version definition/,/Version needs/' |
 		grep -o 'Name: [A-Za-z0-9_.]*' | grep -v 'Name: libretire.so.1$' |
-		sort -u | tr '\n' ' ')" = "Name: LIBRETIRE_1.0 Name: LIBRETIRE_1.1 Name: LIBRETIRE_1.2 Name: LIBRETIRE_1.3 Name: LIBRETIRE_1.4 Name: LIBRETIRE_1.5 Name: LIBRETIRE_1.6 "
+		sort -u | tr '\n' ' ')" = "Name: LIBRETIRE_1.0 Name: LIBRETIRE_1.1 Name: LIBRETIRE_1.2 Name: LIBRETIRE_1.3 Name: LIBRETIRE_1.4 Name: LIBRETIRE_1.5 Name: LIBRETIRE_1.6 Name: LIBRETIRE_1.7 "
 
 # --- a program built with pkg-config's flags ---------------------------
 # the DESTDIR's .pc first, then the system's (for libnl-genl-3.0), but no
@@ -211,8 +211,8 @@ export PKG_CONFIG_SYSROOT_DIR=$dest
 export PKG_CONFIG_LIBDIR=$lib/pkgconfig:$syspc
 unset PKG_CONFIG_PATH
 
-check "pkg-config finds libretire 1.6.0" \
-	test "$(pkg-config --modversion libretire 2>&1)" = 1.6.0
+check "pkg-config finds libretire 1.7.0" \
+	test "$(pkg-config --modversion libretire 2>&1)" = 1.7.0
 cflags=$(pkg-config --cflags libretire) || fail "pkg-config --cflags libretire"
 libs=$(pkg-config --libs libretire) || fail "pkg-config --libs libretire"
 slibs=$(pkg-config --static --libs libretire) ||
