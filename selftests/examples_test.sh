@@ -16,12 +16,12 @@ set -u
 . "$(dirname "$0")/ksft_lib.sh"
 
 dir=$top/userspace/examples
-EXAMPLES="lifecycle borrow monitor"	# 3 of them, and the README: the plan
+EXAMPLES="lifecycle borrow monitor cancel rings history"
 out=$(mktemp)
 trap 'rm -f "$out"' EXIT
 
 ktap_print_header
-ktap_set_plan 4
+ktap_set_plan 7		# the 6 examples, and the README
 for e in $EXAMPLES; do
 	if [ ! -x "$dir/$e" ]; then
 		ktap_test_skip "examples: $e (not built: make -C userspace)"

@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * What the three examples share, on top of libretire: open the device or
+ * What the six examples share, on top of libretire: open the device or
  * skip, report a failure, wait for one record, and set the sim engine's
- * latency (module-wide, so each example puts it back as it found it).
+ * latency (module-wide, so an example that sets it puts it back as it
+ * found it).
  */
 #ifndef RETIRE_EXAMPLE_H
 #define RETIRE_EXAMPLE_H
