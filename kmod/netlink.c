@@ -126,7 +126,9 @@ static int retire_nl_put_engine(struct sk_buff *msg,
 			e->max_transfer) ||
 	    nla_put_u32(msg, RETIRE_A_ENGINE_INFO_CONTEXTS, e->contexts) ||
 	    retire_nla_put_uint(msg, RETIRE_A_ENGINE_INFO_TRANSFERS,
-				e->transfers, RETIRE_A_ENGINE_INFO_PAD))
+				e->transfers, RETIRE_A_ENGINE_INFO_PAD) ||
+	    retire_nla_put_uint(msg, RETIRE_A_ENGINE_INFO_BOUNCED,
+				e->bounced, RETIRE_A_ENGINE_INFO_PAD))
 		return -EMSGSIZE;
 	nla_nest_end(msg, nest);
 	return 0;

@@ -34,6 +34,7 @@ import ksft  # noqa: E402
 
 CHECKS = ["info_get_reports_abi_version_1",
           "info_get_lists_the_sim_engine_first",
+          "info_get_engines_carry_every_engine_info_attribute",
           "stats_get_do_has_admitted",
           "stats_get_dump_is_a_list_of_contexts",
           "engine_get_has_the_knobs",
@@ -141,6 +142,19 @@ check("info_get_lists_the_sim_engine_first",
       lambda d: (isinstance(d, dict) and d["engine"][0].get("id") == 0 and
                  d["engine"][0].get("name") == "sim"),
       "do", "info-get")
+
+
+# every attribute the spec gives engine-info (but pad), in every nest
+def has_every_engine_attr(d):
+    want = set(ynl.attr_sets["engine-info"].attrs) - {"pad"}
+    missing = [sorted(want - set(e)) for e in d["engine"]]
+    if any(missing):
+        raise ValueError("missing from the engine nests: %r" % missing)
+    return True
+
+
+check("info_get_engines_carry_every_engine_info_attribute",
+      has_every_engine_attr, "do", "info-get")
 check("stats_get_do_has_admitted",
       lambda d: isinstance(d, dict) and "admitted" in d and "stale-cancel" in d,
       "do", "stats-get")
