@@ -39,18 +39,12 @@ static int still_held(struct retire *r, const char *when)
 
 static int borrow(struct retire *r, __u64 buf, const unsigned char *map)
 {
-	struct retire_sqe sqe;
 	struct retire_cqe cqe;
 	__u64 req, tok_a, tok_b;
 	int ret;
 
 	/* the device writes the page (the sim writes user_data + i) */
-	retire_prep_request(&sqe, buf, 0, PAGE, RETIRE_DEV_WRITE, 7);
-	ret = retire_submit_requests(r, &sqe, 1);
-	if (ret != 1)
-		return example_fail("submit", ret < 0 ? ret : sqe.result);
-	req = sqe.handle;
-	if (example_expect(r, req, RETIRE_REC_TERMINAL, &cqe))
+	if (example_run_one(r, buf, PAGE, RETIRE_DEV_WRITE, 7, &req, &cqe))
 		return 1;
 
 	/* consumer A borrows; then the owner lets go of the request */

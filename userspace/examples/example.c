@@ -30,6 +30,21 @@ int example_open(const char *name, struct retire **r)
 	return ret ? example_fail("retire_open_device", ret) : 0;
 }
 
+int example_require(struct retire *r, __u64 features, const char *what)
+{
+	struct retire_info info;
+	int ret = retire_get_info(r, &info);
+
+	if (ret)
+		return example_fail("retire_get_info", ret);
+	if ((info.features & features) != features) {
+		fprintf(stderr, "%s: SKIP: the module has no %s\n",
+			example_name, what);
+		return EXAMPLE_SKIP;
+	}
+	return 0;
+}
+
 int example_expect(struct retire *r, __u64 handle, __u32 type,
 		   struct retire_cqe *cqe)
 {
@@ -50,6 +65,20 @@ int example_expect(struct retire *r, __u64 handle, __u32 type,
 		return 1;
 	}
 	return 0;
+}
+
+int example_run_one(struct retire *r, __u64 buf, __u32 len, __u32 dev_flags,
+		    __u64 user_data, __u64 *req, struct retire_cqe *cqe)
+{
+	struct retire_sqe sqe;
+	int ret;
+
+	retire_prep_request(&sqe, buf, 0, len, dev_flags, user_data);
+	ret = retire_submit_requests(r, &sqe, 1);
+	if (ret != 1)
+		return example_fail("submit", ret < 0 ? ret : sqe.result);
+	*req = sqe.handle;
+	return example_expect(r, *req, RETIRE_REC_TERMINAL, cqe);
 }
 
 int example_slow_sim(struct retire *r, __u64 latency_ns,

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * What the six examples share, on top of libretire: open the device or
- * skip, report a failure, wait for one record, and set the sim engine's
- * latency (module-wide, so an example that sets it puts it back as it
+ * skip, require features, report a failure, run one request, wait for one
+ * record, and set the sim engine's latency (module-wide, so an example that sets it puts it back as it
  * found it).
  */
 #ifndef RETIRE_EXAMPLE_H
@@ -23,11 +23,25 @@ int example_fail(const char *what, int err);
 int example_open(const char *name, struct retire **r);
 
 /*
+ * Check that the module has every feature bit of @features (RETIRE_FEAT_*):
+ * 0, EXAMPLE_SKIP with @what it lacks, else 1.
+ */
+int example_require(struct retire *r, __u64 features, const char *what);
+
+/*
  * Wait up to 5 s for the next record and check that it is of @type for
  * @handle: 0, or 1 with a message.
  */
 int example_expect(struct retire *r, __u64 handle, __u32 type,
 		   struct retire_cqe *cqe);
+
+/*
+ * Submit one request of @len bytes of @buf with @dev_flags and @user_data,
+ * and wait for its TERMINAL record (into *@cqe): 0 with its handle in
+ * *@req, or 1 with a message.
+ */
+int example_run_one(struct retire *r, __u64 buf, __u32 len, __u32 dev_flags,
+		    __u64 user_data, __u64 *req, struct retire_cqe *cqe);
 
 /*
  * Make the sim engine take @latency_ns before it touches a request, saving

@@ -68,17 +68,11 @@ static const __u32 expected[] = {
 /* one request's life; then its handles, named again, are stale */
 static int make_history(struct retire *r, __u64 buf)
 {
-	struct retire_sqe sqe;
 	struct retire_cqe cqe;
 	__u64 req, tok;
 	int ret;
 
-	retire_prep_request(&sqe, buf, 0, PAGE, RETIRE_DEV_WRITE, 1);
-	ret = retire_submit_requests(r, &sqe, 1);
-	if (ret != 1)
-		return example_fail("submit", ret < 0 ? ret : sqe.result);
-	req = sqe.handle;
-	if (example_expect(r, req, RETIRE_REC_TERMINAL, &cqe))
+	if (example_run_one(r, buf, PAGE, RETIRE_DEV_WRITE, 1, &req, &cqe))
 		return 1;
 	ret = retire_borrow_token(r, req, &tok);
 	if (ret)
@@ -186,7 +180,6 @@ static int show_history(struct retire *r, __u64 buf)
 
 int main(void)
 {
-	struct retire_info info;
 	struct retire *r;
 	__u64 buf;
 	int ret;
@@ -194,16 +187,9 @@ int main(void)
 	ret = example_open("history", &r);
 	if (ret)
 		return ret;
-	ret = retire_get_info(r, &info);
-	if (ret) {
-		ret = example_fail("retire_get_info", ret);
+	ret = example_require(r, RETIRE_FEAT_HISTORY, "history");
+	if (ret)
 		goto out_close;
-	}
-	if (!(info.features & RETIRE_FEAT_HISTORY)) {
-		fprintf(stderr, "history: SKIP: the module keeps no history\n");
-		ret = EXAMPLE_SKIP;
-		goto out_close;
-	}
 	ret = retire_alloc_buffer(r, PAGE, &buf, NULL);
 	if (ret) {
 		ret = example_fail("retire_alloc_buffer", ret);

@@ -208,23 +208,15 @@ int main(void)
 {
 	const __u64 need = RETIRE_FEAT_ENTER | RETIRE_FEAT_RINGS |
 			   RETIRE_FEAT_ONE_RECORD;
-	struct retire_info info;
 	struct retire *r, *r2;
 	int ret;
 
 	ret = example_open("rings", &r);
 	if (ret)
 		return ret;
-	ret = retire_get_info(r, &info);
-	if (ret) {
-		ret = example_fail("retire_get_info", ret);
+	ret = example_require(r, need, "rings or no RETIRE_SQE_F_ONE_RECORD");
+	if (ret)
 		goto out_close;
-	}
-	if ((info.features & need) != need) {
-		fprintf(stderr, "rings: SKIP: the module has no rings or no RETIRE_SQE_F_ONE_RECORD\n");
-		ret = EXAMPLE_SKIP;
-		goto out_close;
-	}
 	ret = on_buffers(r, with_queue);
 	if (ret)
 		goto out_close;
