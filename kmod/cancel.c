@@ -580,28 +580,31 @@ void retire_req_unquarantine_locked(struct retire_ctx *ctx,
 void retire_ctx_unquarantine(struct retire_ctx *ctx)
 {
 	struct retire_req *req;
-	u32 idx, n;
-	bool more = true;
+	u32 idx = 0, end;
 
 	/*
 	 * RETIRE_CTX_BATCH slots to a hold of the lock, so the interrupts are
-	 * off for a bounded stretch however many slots there are; the mutex
-	 * keeps the table from growing (or being freed) meanwhile.
+	 * off for a bounded stretch however many slots there are. Not the
+	 * mutex: its owner may hold it for as long as a page fault in a
+	 * copy to user memory takes, and a reset must not wait for that
+	 * while it holds the list of contexts (every open() waits on it).
+	 * The lock suffices: the table grows under it (each batch reads its
+	 * size again), and its chunks are freed only after the context has
+	 * left the list, which the caller's walk holds.
 	 */
-	mutex_lock(&ctx->mutex);
-	for (idx = 0; more && idx < ctx->reqs.nr; idx += RETIRE_CTX_BATCH) {
-		spin_lock_irq(&ctx->lock);
-		for (n = idx; n < ctx->reqs.nr && n < idx + RETIRE_CTX_BATCH;
-		     n++) {
-			req = retire_slot_get(&ctx->reqs, n);
+	spin_lock_irq(&ctx->lock);
+	while (ctx->quarantined && idx < ctx->reqs.nr) {
+		end = min_t(u32, idx + RETIRE_CTX_BATCH, ctx->reqs.nr);
+		for (; idx < end; idx++) {
+			req = retire_slot_get(&ctx->reqs, idx);
 			if (req->slot.live && req->quarantined &&
 			    req->state == RETIRE_REQ_TERMINATED)
 				retire_req_unquarantine_locked(ctx, req);
 		}
-		more = ctx->quarantined;
 		spin_unlock_irq(&ctx->lock);
 		cond_resched();
+		spin_lock_irq(&ctx->lock);
 	}
-	mutex_unlock(&ctx->mutex);
+	spin_unlock_irq(&ctx->lock);
 }
 EXPORT_SYMBOL_IF_KUNIT(retire_ctx_unquarantine);

@@ -10,6 +10,7 @@
  */
 #include <pthread.h>
 #include <signal.h>
+#include <stdatomic.h>
 #include <sys/mman.h>
 #include <sys/resource.h>
 #include <sys/syscall.h>
@@ -1000,6 +1001,74 @@ static void rg_uffd_release(struct __test_metadata *_metadata, int uffd,
 	ASSERT_EQ(0, ioctl(uffd, UFFDIO_ZEROPAGE, &zp));
 	pthread_join(tr, NULL);
 	close(uffd);
+}
+
+struct rg_reset {
+	int fd;
+	int ret;
+	atomic_int done;
+};
+
+static void *rg_reset_thread(void *arg)
+{
+	struct rg_reset *x = arg;
+	struct retire_handle_arg h;
+
+	memset(&h, 0, sizeof(h));
+	x->ret = rt_ioctl(x->fd, RETIRE_IOC_SIM_RESET, &h);
+	atomic_store(&x->done, 1);
+	return NULL;
+}
+
+/*
+ * An engine reset releases the quarantined requests of every context. It
+ * took each context's mutex to do so, holding the list of contexts: one
+ * owner stuck in a page fault while it copied a record out (a FUSE or
+ * userfaultfd page) held the reset, and with it every open() of the
+ * device, for as long as it liked. The reset now needs only each
+ * context's lock: it ends while the read is still stuck.
+ */
+TEST_F(rg, an_engine_reset_does_not_wait_for_an_owner_stuck_in_a_fault)
+{
+	struct rg_uffd_read rd;
+	struct rg_reset rs = { 0 };
+	struct retire *b;
+	pthread_t tr, tz;
+	int uffd, i;
+	char *area;
+	__u64 buf, h;
+
+	ASSERT_EQ(0, rt_set_latency(self->r, 0, 0));
+	buf = rg_buf(_metadata, self->r, 1);
+	/* one record ready, for the read below to fault on */
+	ASSERT_EQ(0, rt_submit(self->r, buf, 0, 64, RETIRE_DEV_READ, 7, 0,
+			       &h));
+	ASSERT_EQ(1, rt_wait_ready(self->r, 5000));
+	area = mmap(NULL, RT_PAGE, PROT_READ | PROT_WRITE,
+		    MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	ASSERT_NE(MAP_FAILED, area);
+	uffd = rg_uffd_stuck_read(_metadata, retire_get_fd(self->r), area,
+				  &rd, &tr);
+	if (uffd < 0)
+		SKIP(return, "no userfaultfd in this kernel");
+
+	ASSERT_EQ(0, retire_open_device(&b, NULL, 0));
+	rs.fd = retire_get_fd(b);
+	ASSERT_EQ(0, pthread_create(&tz, NULL, rg_reset_thread, &rs));
+	for (i = 0; i < 500 && !atomic_load(&rs.done); i++)
+		rt_msleep(10);
+	EXPECT_TRUE(atomic_load(&rs.done)) {
+		TH_LOG("the reset still waits for the stuck read after 5 s");
+	}
+
+	rg_uffd_release(_metadata, uffd, area, tr);
+	pthread_join(tz, NULL);
+	EXPECT_EQ(0, rs.ret);
+	EXPECT_EQ(sizeof(struct retire_cqe), rd.ret);
+	retire_close_device(b);
+	/* the stuck read() delivered the TERMINAL record */
+	ASSERT_EQ(0, retire_release_request(self->r, h));
+	munmap(area, RT_PAGE);
 }
 
 struct rg_submit {
