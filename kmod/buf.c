@@ -20,6 +20,7 @@
 
 #include <linux/highmem.h>
 #include <linux/mm.h>
+#include <linux/refcount.h>
 #include <linux/sched/mm.h>
 #include <linux/sched/signal.h>
 #include <linux/sched/user.h>
@@ -74,6 +75,7 @@ struct retire_buf_mem {
 	struct mm_struct *mm;
 	struct user_struct *charged;
 	struct retire_import *import;
+	struct retire_buf_vm *vm;
 	struct retire_ctx *ctx;
 	bool user;
 	bool dirty;
@@ -151,10 +153,71 @@ static void retire_buf_uncharge(struct retire_buf_mem *m, u32 nr)
 	m->charged = NULL;
 }
 
+/*
+ * struct retire_buf_vm - a mapped module buffer's memory
+ * @ref:	the buffer's reference, until it leaves its context, and
+ *		one for each VMA that maps it
+ * @pages:	the pages, and the array of them
+ * @nr_pages:	how many
+ * @charged:	the user they are charged to (NULL: nobody)
+ *
+ * A mapping holds the pages it maps, so it holds them past the buffer's
+ * unregistration or eviction: their charge against RLIMIT_MEMLOCK must
+ * last as long, or a user could keep any amount of unswappable memory by
+ * mapping buffers and letting them go. So a buffer's first mmap() hands
+ * its memory to this object, and the last of the buffer and its VMAs
+ * frees the pages and uncharges them.
+ */
+struct retire_buf_vm {
+	refcount_t ref;
+	struct page **pages;
+	u32 nr_pages;
+	struct user_struct *charged;
+};
+
+static void retire_buf_vm_put(struct retire_buf_vm *vm)
+{
+	u32 i;
+
+	if (!refcount_dec_and_test(&vm->ref))
+		return;
+	for (i = 0; i < vm->nr_pages; i++)
+		__free_page(vm->pages[i]);
+	retire_memlock_uncharge(vm->charged, vm->nr_pages);
+	kvfree(vm->pages);
+	kfree(vm);
+}
+
+static void retire_buf_vm_open(struct vm_area_struct *vma)
+{
+	struct retire_buf_vm *vm = vma->vm_private_data;
+
+	refcount_inc(&vm->ref);
+}
+
+static void retire_buf_vm_close(struct vm_area_struct *vma)
+{
+	retire_buf_vm_put(vma->vm_private_data);
+}
+
+/* a fork, a split or a move of a mapping holds the memory once more */
+static const struct vm_operations_struct retire_buf_vm_ops = {
+	.open	= retire_buf_vm_open,
+	.close	= retire_buf_vm_close,
+};
+
 static void retire_buf_mem_free(struct retire_buf_mem *m)
 {
 	u32 i;
 
+	if (m->vm) {
+		/* the pages are the mappings' too: the last one frees them */
+		retire_buf_vm_put(m->vm);
+		m->vm = NULL;
+		m->pages = NULL;
+		m->charged = NULL;
+		return;
+	}
 	if (m->import) {
 		retire_import_put(m->import, m->ctx);
 		m->import = NULL;
@@ -336,6 +399,7 @@ static void retire_buf_remove_locked(struct retire_ctx *ctx,
 		.mm = buf->mm,
 		.charged = buf->charged,
 		.import = buf->import,
+		.vm = buf->vm,
 		.ctx = ctx,
 		.user = buf->user,
 		.dirty = buf->dev_wrote,
@@ -348,6 +412,7 @@ static void retire_buf_remove_locked(struct retire_ctx *ctx,
 	buf->mm = NULL;
 	buf->charged = NULL;
 	buf->import = NULL;
+	buf->vm = NULL;
 	retire_slot_kill_locked(&ctx->bufs, &buf->slot);
 	retire_slot_release_locked(&ctx->bufs, &buf->slot,
 				   retire_handle_slot(buf->handle));
@@ -507,6 +572,7 @@ static int retire_buf_add(struct retire_ctx *ctx, struct retire_buf_mem *m,
 	buf->mm = m->mm;
 	buf->charged = m->charged;
 	buf->import = m->import;
+	buf->vm = NULL;
 	retire_buf_pool_put_locked(ctx, buf);
 	retire_stat_inc(&ctx->stats, RETIRE_ST_BUFFERS);
 	retire_stat_add(&ctx->stats, user ? RETIRE_ST_PINNED_BYTES :
@@ -714,7 +780,7 @@ int retire_buf_unregister(struct retire_ctx *ctx, u64 handle)
 	spin_unlock_irq(&ctx->lock);
 	mutex_unlock(&ctx->buf_mutex);
 
-	/* mappings keep their own page references */
+	/* mappings keep the memory they map, and its charge (buf->vm) */
 	if (!ret)
 		retire_buf_mem_free(&m);
 	return ret;
@@ -734,6 +800,7 @@ int retire_buf_mmap(struct retire_ctx *ctx, struct vm_area_struct *vma)
 {
 	u64 handle = retire_buf_mmap_handle((u64)vma->vm_pgoff << PAGE_SHIFT);
 	unsigned long len = vma->vm_end - vma->vm_start;
+	struct retire_buf_vm *vm;
 	struct retire_buf *buf;
 	unsigned long i;
 	int ret = 0;
@@ -756,10 +823,30 @@ int retire_buf_mmap(struct retire_ctx *ctx, struct vm_area_struct *vma)
 		return ret;
 	}
 	/* buf_mutex keeps the buffer registered while its pages go in */
+	if (!buf->vm) {
+		vm = kmalloc(sizeof(*vm), GFP_KERNEL_ACCOUNT);
+		if (!vm) {
+			mutex_unlock(&ctx->buf_mutex);
+			return -ENOMEM;
+		}
+		refcount_set(&vm->ref, 1);	/* the buffer's */
+		vm->pages = buf->pages;
+		vm->nr_pages = buf->nr_pages;
+		vm->charged = buf->charged;
+		spin_lock_irq(&ctx->lock);
+		buf->vm = vm;
+		spin_unlock_irq(&ctx->lock);
+	}
 	retire_vm_flags_set(vma, VM_DONTEXPAND | VM_DONTDUMP);
 	for (i = 0; i < len >> PAGE_SHIFT && !ret; i++)
 		ret = vm_insert_page(vma, vma->vm_start + (i << PAGE_SHIFT),
 				     buf->pages[i]);
+	/* only a mapping that succeeded holds the memory, and is closed */
+	if (!ret) {
+		refcount_inc(&buf->vm->ref);
+		vma->vm_private_data = buf->vm;
+		vma->vm_ops = &retire_buf_vm_ops;
+	}
 	mutex_unlock(&ctx->buf_mutex);
 	return ret;
 }

@@ -25,6 +25,8 @@ enum retire_buf_state {
 	RETIRE_BUF_QUARANTINED,	/* the device may still touch it: until reset */
 };
 
+struct retire_buf_vm;
+
 /**
  * struct retire_buf - a registered buffer
  * @slot:	slot header (RETIRE_KIND_BUF)
@@ -41,6 +43,9 @@ enum retire_buf_state {
  *		CAP_IPC_LOCK): pinned or module memory alike
  * @import:	an imported dma-buf (dmabuf.c), @pages NULL; it counts as
  *		pinned memory (@user is set) and is dropped with the buffer
+ * @vm:		a module buffer mapped by mmap() at least once: its memory
+ *		(@pages and @charged), shared with the mappings, which keep
+ *		it after the buffer is gone (buf.c)
  * @exports:	live dma-bufs of it (dmabuf.c): while non-zero it is neither
  *		unregistered nor evicted, so off the LRU even when FREE
  * @dev_maps:	importers' mappings of its pages, under the context lock:
@@ -62,6 +67,7 @@ struct retire_buf {
 	struct mm_struct *mm;
 	struct user_struct *charged;
 	struct retire_import *import;
+	struct retire_buf_vm *vm;
 	u32 exports;
 	u32 dev_maps;
 	struct list_head lru;

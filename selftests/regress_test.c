@@ -517,7 +517,12 @@ static int rg_module_charge_child(int fd, int fd2)
  * device's group made the module hold max_pool_bytes per context, for as
  * many contexts as it could open, in no RSS, VmLck or VmPin.
  */
-TEST_F(rg, module_buffers_are_charged_to_the_users_memlock)
+/*
+ * Two contexts, their buffer tables grown (rg_grow_buf_table()), and a
+ * child that runs @child on their fds: its exit status, 0 when it held.
+ */
+static int rg_charge_run(struct __test_metadata *_metadata,
+			 int (*child)(int fd, int fd2))
 {
 	struct retire *a, *b;
 	pid_t pid;
@@ -530,13 +535,88 @@ TEST_F(rg, module_buffers_are_charged_to_the_users_memlock)
 	pid = fork();
 	ASSERT_LE(0, pid);
 	if (!pid)
-		_exit(rg_module_charge_child(retire_get_fd(a),
-					     retire_get_fd(b)));
+		_exit(child(retire_get_fd(a), retire_get_fd(b)));
 	ASSERT_EQ(pid, waitpid(pid, &st, 0));
-	ASSERT_TRUE(WIFEXITED(st));
-	EXPECT_EQ(0, WEXITSTATUS(st));
 	retire_close_device(b);
 	retire_close_device(a);
+	return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+}
+
+TEST_F(rg, module_buffers_are_charged_to_the_users_memlock)
+{
+	EXPECT_EQ(0, rg_charge_run(_metadata, rg_module_charge_child));
+}
+
+/*
+ * exit codes of the child: 0 all held; 10 + step for a failed step. As
+ * nobody with RG_LIMIT_PAGES pages to lock: a module buffer of all of
+ * them, mapped, then unregistered. The mapping keeps the pages, so they
+ * stay charged: a page more is refused until the last mapping is gone,
+ * a fork's copy of it included.
+ */
+static int rg_mapped_charge_child(int fd, int fd2)
+{
+	const size_t len = RG_LIMIT_PAGES * RT_PAGE;
+	struct retire_handle_arg h;
+	struct retire_buf_reg reg;
+	int go[2], st;
+	pid_t copy;
+	void *map;
+	char c;
+
+	if (rg_become_nobody(len))
+		return 10;
+	memset(&reg, 0, sizeof(reg));
+	reg.len = len;
+	if (rt_ioctl(fd, RETIRE_IOC_BUF_REGISTER, &reg))
+		return 11;
+	map = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, fd,
+		   reg.mmap_offset);
+	if (map == MAP_FAILED)
+		return 12;
+	memset(map, 0x5a, len);
+	/* a copy of the mapping in another process, until told to go */
+	if (pipe(go))
+		return 13;
+	copy = fork();
+	if (copy < 0)
+		return 14;
+	if (!copy) {
+		close(go[1]);
+		_exit(read(go[0], &c, 1) == 1 && ((char *)map)[len - 1] == 0x5a ?
+		      0 : 1);
+	}
+	close(go[0]);
+	memset(&h, 0, sizeof(h));
+	h.handle = reg.handle;
+	if (rt_ioctl(fd, RETIRE_IOC_BUF_UNREGISTER, &h))
+		return 15;
+	/* the pages are the mappings' now, and still the user's charge */
+	if (rg_register_module(fd2, 1, NULL) != -ENOMEM)
+		return 16;
+	if (munmap(map, len))
+		return 17;
+	if (rg_register_module(fd2, 1, NULL) != -ENOMEM)
+		return 18;
+	/* the last mapping goes with the copy's process */
+	if (write(go[1], "x", 1) != 1 || waitpid(copy, &st, 0) != copy ||
+	    !WIFEXITED(st) || WEXITSTATUS(st))
+		return 19;
+	if (rg_register_module(fd2, 1, NULL))
+		return 20;
+	return 0;
+}
+
+/*
+ * A mapping of a module buffer outlives its unregistration, and keeps
+ * its pages: they stay charged to the user's RLIMIT_MEMLOCK until the
+ * last mapping is gone. Before, the charge went with the buffer, and a
+ * loop of register, mmap, unregister held any amount of unswappable
+ * memory within a limit of a few pages.
+ */
+TEST_F(rg, a_mapping_keeps_its_pages_charged_after_unregistration)
+{
+	EXPECT_EQ(0, rg_charge_run(_metadata, rg_mapped_charge_child));
 }
 
 /* as nobody with two pages to lock: rings of five are refused, then fit */
