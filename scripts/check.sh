@@ -290,7 +290,7 @@ if want host; then
 	# library's layout, SONAME, symbol versions, retirectl without RUNPATH,
 	# a program built with pkg-config's flags (shared and static) that runs
 	# the latency API; then an uninstall that leaves nothing it made
-	host "make install (retire.ko indexed with its aliases, udev rule, SONAME, LIBRETIRE_1.0 to 1.6 symbols, retirectl without RUNPATH, a pkg-config program shared and static) and make uninstall (nothing left) pass scripts/install-test.sh" \
+	host "make install (retire.ko indexed with its aliases, udev rule, SONAME, LIBRETIRE_1.0 to 1.7 symbols, retirectl without RUNPATH, a pkg-config program shared and static) and make uninstall (nothing left) pass scripts/install-test.sh" \
 		scripts/install-test.sh
 	host "dkms build makes retire.ko for stock 6.1 from make dkms-src's tree, the host's DKMS state untouched (scripts/dkms-test.sh)" \
 		scripts/dkms-test.sh
