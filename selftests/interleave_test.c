@@ -887,7 +887,8 @@ static void op_limits(struct world *w)
 	int i = pick_ctx(w), expect = 0, ret;
 	struct mctx *c = &w->ctx[i];
 	struct retire_limits l = c->lim, got;
-	unsigned int unretired, tokens, engine = 0;
+	unsigned int unretired, tokens, engine = 0, per_key[NKEYS] = { 0 };
+	unsigned int key_max = 0;
 	bool either = false;
 	__u64 reserved;
 	int k;
@@ -898,8 +899,11 @@ static void op_limits(struct world *w)
 	/* at most this many are in the engine: admitted, no TERMINAL read */
 	for (k = 0; k < w->nreq; k++)
 		if (w->req[k].ctx == i && w->req[k].inc == c->inc &&
-		    !w->req[k].orphan && !w->req[k].terminal)
+		    !w->req[k].orphan && !w->req[k].terminal) {
 			engine++;
+			if (++per_key[w->req[k].key] > key_max)
+				key_max = per_key[w->req[k].key];
+		}
 	switch (rnd(w, 8)) {
 	case 0:
 		/* back to the caps, keeping the watchdog */
@@ -946,11 +950,13 @@ static void op_limits(struct world *w)
 	     l.max_pinned_bytes < USE_PINNED || l.max_pool_bytes < USE_POOL))
 		expect = -EBUSY;
 	/*
-	 * The semantics do not list the requests in the engine among what
-	 * a SET may not go below, but a module may refuse max_active below
-	 * them; how many there are the model cannot know: either is right.
+	 * Neither max_active nor max_active_per_key may go below what is
+	 * active, of the context or of one key; which of the requests in the
+	 * engine are active, rather than waiting, the model cannot know:
+	 * below what might be, either answer is right.
 	 */
-	if (!expect && l.max_active < engine)
+	if (!expect &&
+	    (l.max_active < engine || l.max_active_per_key < key_max))
 		either = true;
 
 	ret = retire_set_limits(c->r, &l);
