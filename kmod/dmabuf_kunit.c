@@ -6,18 +6,23 @@
  * access calls sync them; the buffer stays registered until the last
  * reference goes. A revocation cannot tell a static importer: it
  * refuses and changes nothing; it tells a dynamic one, and then no device
- * attaches to the dma-buf again, though the CPU still maps it.
+ * attaches to the dma-buf again, though the CPU still maps it. A fence of
+ * retire's holds the module its ops live in until a grace period after
+ * its last reference: an RCU reader may still be looking at it then.
  */
 #include <kunit/device.h>
 #include <linux/dma-buf.h>
 #include <linux/dma-direct.h>
 #include <linux/dma-mapping.h>
 #include <linux/file.h>
+#include <linux/module.h>
+#include <linux/rcupdate.h>
 #include <linux/scatterlist.h>
 
 #include "kunit_fixture.h"
 #include "compat.h"
 #include "dmabuf.h"
+#include "fence.h"
 
 MODULE_IMPORT_NS(DMA_BUF);
 
@@ -147,9 +152,41 @@ static void retire_dmabuf_revoke_tells_only_dynamic_importers(struct kunit *test
 	KUNIT_EXPECT_EQ(test, retire_buf_unregister(f->ctx, reg.handle), 0);
 }
 
+/*
+ * The last reference to a fence goes inside an RCU read-side section: the
+ * module stays held until the section ends and a grace period passes, so
+ * that neither such a reader nor the release's own return runs in a
+ * module that is gone. Contexts of earlier cases, freed by work items,
+ * drop their own references whenever they go: a count that fell in the
+ * section is tried again, as only the fence's hold can keep it up.
+ */
+static void retire_fence_holds_the_module_past_its_release(struct kunit *test)
+{
+	struct module *mod = retire_fence_owner();
+	struct retire_fence *f;
+	int before, held, tries;
+
+	for (tries = 0; tries < 10; tries++) {
+		f = retire_fence_new();
+		KUNIT_ASSERT_NOT_NULL(test, f);
+		before = module_refcount(mod);
+		rcu_read_lock();
+		retire_fence_discard(f);
+		held = module_refcount(mod);
+		rcu_read_unlock();
+		if (held == before)
+			break;
+	}
+	KUNIT_EXPECT_EQ(test, held, before);
+	/* and it lets go once the grace period has passed */
+	rcu_barrier();
+	KUNIT_EXPECT_LT(test, module_refcount(mod), before);
+}
+
 static struct kunit_case retire_dmabuf_cases[] = {
 	KUNIT_CASE(retire_dmabuf_maps_the_ranges_pages),
 	KUNIT_CASE(retire_dmabuf_revoke_tells_only_dynamic_importers),
+	KUNIT_CASE(retire_fence_holds_the_module_past_its_release),
 	{}
 };
 

@@ -49,6 +49,12 @@ struct retire_fence {
 struct retire_fence *retire_fence_new(void);
 void retire_fence_signal(struct retire_fence *f, int error);
 void retire_fence_discard(struct retire_fence *f);
+void retire_fence_exit(void);
+#if IS_ENABLED(CONFIG_KUNIT)
+struct module *retire_fence_owner(void);
+#endif
+#else
+static inline void retire_fence_exit(void) {}
 #endif
 
 #if IS_ENABLED(CONFIG_SYNC_FILE)

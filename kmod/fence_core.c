@@ -8,7 +8,9 @@
  */
 #include <linux/dma-fence.h>
 #include <linux/module.h>
+#include <linux/rcupdate.h>
 #include <linux/slab.h>
+#include <kunit/visibility.h>
 
 #include "fence.h"
 
@@ -22,11 +24,22 @@ static const char *retire_fence_timeline_name(struct dma_fence *f)
 	return container_of(f, struct retire_fence, base)->timeline;
 }
 
-/* the fence's ops live in this module: each fence holds it */
+/*
+ * The fence's ops live in this module: each fence holds it until a grace
+ * period after its last reference. An RCU reader that found the fence
+ * before then may still call its ops, and a put from the release itself
+ * would return into a module that might be gone; retire_fence_exit()
+ * waits for the callbacks' own returns.
+ */
+static void retire_fence_free_rcu(struct rcu_head *rcu)
+{
+	kfree(container_of(rcu, struct retire_fence, base.rcu));
+	module_put(THIS_MODULE);
+}
+
 static void retire_fence_release(struct dma_fence *f)
 {
-	dma_fence_free(f);
-	module_put(THIS_MODULE);
+	call_rcu(&f->rcu, retire_fence_free_rcu);
 }
 
 static const struct dma_fence_ops retire_fence_ops = {
@@ -59,6 +72,7 @@ struct retire_fence *retire_fence_new(void)
 		       dma_fence_context_alloc(1), 1);
 	return f;
 }
+EXPORT_SYMBOL_IF_KUNIT(retire_fence_new);
 
 /**
  * retire_fence_signal() - signal @f with an event's -errno as its error
@@ -85,3 +99,24 @@ void retire_fence_discard(struct retire_fence *f)
 	retire_fence_signal(f, -ECANCELED);
 	dma_fence_put(&f->base);
 }
+EXPORT_SYMBOL_IF_KUNIT(retire_fence_discard);
+
+/**
+ * retire_fence_exit() - the module goes: the last fences' frees have run
+ *
+ * Each fence held the module until its free, which runs from an RCU
+ * callback of this module's; this waits for the last one to return.
+ */
+void retire_fence_exit(void)
+{
+	rcu_barrier();
+}
+
+#if IS_ENABLED(CONFIG_KUNIT)
+/* the module a fence of retire's holds, for KUnit to count its references */
+struct module *retire_fence_owner(void)
+{
+	return THIS_MODULE;
+}
+EXPORT_SYMBOL_IF_KUNIT(retire_fence_owner);
+#endif

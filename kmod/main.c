@@ -185,6 +185,8 @@ static void __exit retire_exit(void)
 	 */
 	retire_ctx_exit();
 	retire_debugfs_exit();
+	/* the last fences' frees, each of which held the module, returned */
+	retire_fence_exit();
 }
 
 module_init(retire_init);

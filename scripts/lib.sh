@@ -46,13 +46,25 @@ retire_modules_load() {
 	done
 }
 
+# In a guest: rmmod MODULE, giving what holds it for a moment only (a
+# closed context until its reaper frees it, a fence until a grace period
+# after its last reference) up to 5 s to let go
+retire_rmmod() {
+	local _
+	for _ in $(seq 50); do
+		rmmod "$1" 2>/dev/null && return 0
+		sleep 0.1
+	done
+	rmmod "$1"
+}
+
 # In a guest: unload every retire module, users before what they use;
 # true only if none is left loaded
 retire_modules_unload() {
 	local m ok=0
 	for m in retire_kunit retire_sample retire_edu retire_null retire_sim retire; do
 		[ -e "/sys/module/$m" ] || continue
-		rmmod "$m" || ok=1
+		retire_rmmod "$m" || ok=1
 	done
 	for m in retire_sample retire_edu retire_null retire_sim retire; do
 		[ ! -e "/sys/module/$m" ] || ok=1
