@@ -619,6 +619,81 @@ TEST_F(rg, a_mapping_keeps_its_pages_charged_after_unregistration)
 	EXPECT_EQ(0, rg_charge_run(_metadata, rg_mapped_charge_child));
 }
 
+/*
+ * exit codes of the child: 0 all held; 10 + step for a failed step. As
+ * nobody with RG_LIMIT_PAGES pages to lock: a module buffer of all of
+ * them, mapped, its mapping split by an munmap of a page in the middle,
+ * its tail moved by mremap(), and then unregistered. Each piece holds the
+ * pages and their charge until the last piece is gone; the moved piece
+ * still maps the buffer's bytes; no piece grows past the buffer.
+ */
+static int rg_split_charge_child(int fd, int fd2)
+{
+	const size_t len = RG_LIMIT_PAGES * RT_PAGE;
+	struct retire_handle_arg h;
+	struct retire_buf_reg reg;
+	char *map, *tail, *moved;
+	size_t i;
+
+	if (rg_become_nobody(len))
+		return 10;
+	memset(&reg, 0, sizeof(reg));
+	reg.len = len;
+	if (rt_ioctl(fd, RETIRE_IOC_BUF_REGISTER, &reg))
+		return 11;
+	map = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, fd,
+		   reg.mmap_offset);
+	if (map == MAP_FAILED)
+		return 12;
+	for (i = 0; i < len; i++)
+		map[i] = (char)(i / RT_PAGE);
+	/* three pieces: [0, 4), a hole at 4, [5, 16) */
+	if (munmap(map + 4 * RT_PAGE, RT_PAGE))
+		return 13;
+	tail = map + 5 * RT_PAGE;
+	/* somewhere else to move the tail to, reserved first */
+	moved = mmap(NULL, len, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (moved == MAP_FAILED)
+		return 14;
+	if (mremap(tail, 11 * RT_PAGE, 11 * RT_PAGE,
+		   MREMAP_MAYMOVE | MREMAP_FIXED, moved) != moved)
+		return 15;
+	/* no piece grows past the buffer, in place or moved */
+	if (mremap(map, 4 * RT_PAGE, 5 * RT_PAGE, 0) != MAP_FAILED ||
+	    mremap(moved, 11 * RT_PAGE, 12 * RT_PAGE, MREMAP_MAYMOVE) !=
+	    MAP_FAILED)
+		return 16;
+	memset(&h, 0, sizeof(h));
+	h.handle = reg.handle;
+	if (rt_ioctl(fd, RETIRE_IOC_BUF_UNREGISTER, &h))
+		return 17;
+	if (rg_register_module(fd2, 1, NULL) != -ENOMEM)
+		return 18;
+	if (munmap(map, 4 * RT_PAGE))
+		return 19;
+	if (rg_register_module(fd2, 1, NULL) != -ENOMEM)
+		return 20;
+	/* the moved piece still maps pages 5 to 15 of the buffer */
+	for (i = 0; i < 11 * RT_PAGE; i += RT_PAGE)
+		if (moved[i] != (char)(5 + i / RT_PAGE))
+			return 21;
+	if (munmap(moved, len))
+		return 22;
+	if (rg_register_module(fd2, 1, NULL))
+		return 23;
+	return 0;
+}
+
+/*
+ * The pieces of a split or moved mapping are each a mapping: the split
+ * (vm_ops->open on the new piece) and the move (open on the new, close on
+ * the old) keep the count of mappings that the charge rides on right.
+ */
+TEST_F(rg, a_split_or_moved_mapping_keeps_its_pages_charged_to_the_last_piece)
+{
+	EXPECT_EQ(0, rg_charge_run(_metadata, rg_split_charge_child));
+}
+
 /* as nobody with two pages to lock: rings of five are refused, then fit */
 static int rg_ring_charge_child(int fd)
 {
