@@ -4,9 +4,9 @@
  * its lock, which every update already holds. The module-wide view is
  * summed when read: every listed context's counters, plus those of the
  * contexts that left the list (folded into atomics as they left). Only
- * the context count and owned bytes with their high-water (which must
- * follow every admission, not a sum of samples) are atomics updated as
- * they move.
+ * the context count and the high-water of owned bytes are atomics updated
+ * as they move; the high-water follows the bytes the contexts charged,
+ * each in steps of RETIRE_OWNED_BATCH (retire_stat_owned()).
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -17,8 +17,11 @@
 
 #include "stats.h"
 
-/* CONTEXTS, OWNED_BYTES and OWNED_HWM as they move; the rest folded */
+/* CONTEXTS and OWNED_HWM as they move; the rest folded */
 atomic64_t retire_mod_v[RETIRE_ST_NR];
+EXPORT_SYMBOL_IF_KUNIT(retire_mod_v);
+/* owned bytes and each listed context's stock: what OWNED_HWM follows */
+static atomic64_t retire_owned_charged;
 static atomic64_t retire_mod_hist[RETIRE_HIST_NR][RETIRE_HIST_BUCKETS];
 
 /**
@@ -35,20 +38,38 @@ void __retire_stat_module_add(enum retire_stat i, s64 d)
 }
 
 /**
- * __retire_stat_owned_hwm() - the module's owned bytes reached @now
- * @now: owned bytes, module-wide, after an admission
+ * __retire_stat_owned_charge() - a context's owned bytes moved by @d past
+ *				  its stock: charge the module anew
+ * @st:	the context's counters (the caller holds its lock), @d already
+ *	taken from its stock
+ * @d:	bytes (negative when released)
  *
- * Raises the module's high-water to @now unless another CPU raised it past.
+ * A listed context's stock goes back to RETIRE_OWNED_BATCH, charged or
+ * given back in one step, and the module's high-water follows the charge;
+ * a folded context has none, and its bytes count exactly.
  */
-void __retire_stat_owned_hwm(s64 now)
+void __retire_stat_owned_charge(struct retire_ctx_stats *st, s64 d)
 {
-	s64 hwm = atomic64_read(&retire_mod_v[RETIRE_ST_OWNED_HWM]);
+	s64 charge, now, hwm;
 
+	if (st->folded) {
+		atomic64_add(d, &retire_mod_v[RETIRE_ST_OWNED_BYTES]);
+		charge = d;
+		st->owned_stock = 0;
+	} else {
+		charge = RETIRE_OWNED_BATCH - st->owned_stock;
+		st->owned_stock = RETIRE_OWNED_BATCH;
+	}
+	now = atomic64_add_return(charge, &retire_owned_charged);
+	if (charge <= 0)
+		return;
+	hwm = atomic64_read(&retire_mod_v[RETIRE_ST_OWNED_HWM]);
 	while (now > hwm &&
 	       !atomic64_try_cmpxchg(&retire_mod_v[RETIRE_ST_OWNED_HWM],
 				     &hwm, now))
 		;
 }
+EXPORT_SYMBOL_IF_KUNIT(__retire_stat_owned_charge);
 
 /**
  * __retire_stat_hist_module() - one observation of a folded context
@@ -116,11 +137,15 @@ void retire_stats_fold(struct retire_ctx_stats *st)
 	for (i = 0; i < RETIRE_ST_NR; i++)
 		if (!retire_stat_module_wide(i))
 			atomic64_add(st->v[i], &retire_mod_v[i]);
+	/* its bytes still owned stay charged, exactly, until they go */
+	atomic64_sub(st->owned_stock, &retire_owned_charged);
+	st->owned_stock = 0;
 	for (h = 0; h < RETIRE_HIST_NR; h++)
 		for (b = 0; b < RETIRE_HIST_BUCKETS; b++)
 			atomic64_add(st->hist[h][b], &retire_mod_hist[h][b]);
 	st->folded = true;
 }
+EXPORT_SYMBOL_IF_KUNIT(retire_stats_fold);
 
 /**
  * retire_stats_module_base() - the module's atomics in the uapi layout:

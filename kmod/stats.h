@@ -13,10 +13,20 @@
 #include "names.h"
 
 /*
- * The module's counters kept as they move (CONTEXTS, OWNED_BYTES and
- * OWNED_HWM), for retire_stat_owned() inline; the rest are folded
+ * The module's counters kept as they move (CONTEXTS and OWNED_HWM); the
+ * rest are folded
  */
 extern atomic64_t retire_mod_v[RETIRE_ST_NR];
+
+/*
+ * Module-wide, owned bytes are charged in steps, as a memory cgroup
+ * charges pages: a context keeps from 0 to 2 * RETIRE_OWNED_BATCH bytes
+ * charged beyond what its requests own, so that most admissions and
+ * retirements touch no cache line that another context's do. The module's
+ * high-water follows the charged bytes; its owned bytes are summed from
+ * the contexts, exactly, as the other counters are.
+ */
+#define RETIRE_OWNED_BATCH	(64 * 1024)
 
 enum retire_hist {
 	RETIRE_HIST_LOGICAL,
@@ -29,6 +39,8 @@ enum retire_hist {
  * struct retire_ctx_stats - one context's counters
  * @v:		by enum retire_stat
  * @hist:	latency histograms, RETIRE_HIST_BUCKETS log2 buckets of us
+ * @owned_stock: bytes charged to the module beyond what the context owns,
+ *		0 to 2 * RETIRE_OWNED_BATCH (retire_stat_owned())
  * @folded:	the context left the module's list: its counters were added
  *		to the module's, and its updates from here go there too
  *
@@ -40,12 +52,13 @@ enum retire_hist {
 struct retire_ctx_stats {
 	u64 v[RETIRE_ST_NR];
 	u64 hist[RETIRE_HIST_NR][RETIRE_HIST_BUCKETS];
+	s64 owned_stock;
 	bool folded;
 };
 
 void __retire_stat_module_add(enum retire_stat i, s64 d);
 void __retire_stat_hist_module(enum retire_hist h, unsigned int b);
-void __retire_stat_owned_hwm(s64 now);
+void __retire_stat_owned_charge(struct retire_ctx_stats *st, s64 d);
 void retire_stats_export(const struct retire_ctx_stats *st,
 			 struct retire_stats *out);
 void retire_stats_module_base(struct retire_stats *out);
@@ -57,8 +70,7 @@ void retire_stats_fold(struct retire_ctx_stats *st);
 /* counted module-wide as they move, not summed from the contexts */
 static inline bool retire_stat_module_wide(enum retire_stat i)
 {
-	return i == RETIRE_ST_CONTEXTS || i == RETIRE_ST_OWNED_BYTES ||
-	       i == RETIRE_ST_OWNED_HWM;
+	return i == RETIRE_ST_CONTEXTS || i == RETIRE_ST_OWNED_HWM;
 }
 
 /**
@@ -90,25 +102,23 @@ static inline void retire_stat_inc(struct retire_ctx_stats *st,
  * @st:	the context's counters
  * @d:	bytes (negative when released)
  *
- * The high-water is continuous: it follows every admission, not a sample.
- * Nothing moves for @d of 0, so that contexts whose requests carry no
- * bytes share no cache line.
+ * The context's high-water follows every admission. The module's moves
+ * only when the context's charge does (RETIRE_OWNED_BATCH): while its
+ * stock covers @d, nothing module-wide is touched.
  */
 static inline void retire_stat_owned(struct retire_ctx_stats *st, s64 d)
 {
-	s64 now;
-
-	/* a request without bytes must not touch the module's cache line */
 	if (!d)
 		return;
 	st->v[RETIRE_ST_OWNED_BYTES] += d;
-	now = atomic64_add_return(d, &retire_mod_v[RETIRE_ST_OWNED_BYTES]);
-	if (d < 0)
-		return;
-	if (st->v[RETIRE_ST_OWNED_BYTES] > st->v[RETIRE_ST_OWNED_HWM])
+	if (d > 0 &&
+	    st->v[RETIRE_ST_OWNED_BYTES] > st->v[RETIRE_ST_OWNED_HWM])
 		st->v[RETIRE_ST_OWNED_HWM] = st->v[RETIRE_ST_OWNED_BYTES];
-	if (now > atomic64_read(&retire_mod_v[RETIRE_ST_OWNED_HWM]))
-		__retire_stat_owned_hwm(now);
+	st->owned_stock -= d;
+	/* below 0 or above twice the batch, in one comparison */
+	if ((u64)st->owned_stock > 2 * RETIRE_OWNED_BATCH ||
+	    unlikely(st->folded))
+		__retire_stat_owned_charge(st, d);
 }
 
 /**

@@ -65,9 +65,57 @@ static void retire_counters_hist_bucket_is_log2_us(struct kunit *test)
 			RETIRE_HIST_BUCKETS - 1);
 }
 
+/*
+ * Owned bytes are charged to the module in steps: while a context's stock
+ * covers what moves, nothing module-wide moves; past it, the stock is
+ * charged or given back to RETIRE_OWNED_BATCH in one step, a request of
+ * any size included, and the module's high-water follows the charge.
+ */
+static void retire_counters_charge_owned_bytes_in_steps(struct kunit *test)
+{
+	const s64 b = RETIRE_OWNED_BATCH;
+	struct retire_ctx_stats *st;
+	s64 moved;
+	int i;
+
+	st = kunit_kzalloc(test, sizeof(*st), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, st);
+	retire_stat_owned(st, 512);
+	KUNIT_EXPECT_EQ(test, st->owned_stock, b);
+	/* a charge would leave the stock at b again: it stays below */
+	for (i = 0; i < 100; i++) {
+		retire_stat_owned(st, 512);
+		KUNIT_EXPECT_EQ(test, st->owned_stock, b - 512);
+		retire_stat_owned(st, -512);
+	}
+	/* the stock is spent at b bytes more, and charged afresh past it */
+	for (moved = 0; moved < b; moved += 4096)
+		retire_stat_owned(st, 4096);
+	KUNIT_EXPECT_EQ(test, st->owned_stock, 0);
+	retire_stat_owned(st, 4096);
+	KUNIT_EXPECT_EQ(test, st->owned_stock, b);
+	KUNIT_EXPECT_EQ(test, st->v[RETIRE_ST_OWNED_BYTES], 512 + b + 4096);
+	/* one request of three batches: charged in one step */
+	retire_stat_owned(st, 3 * b);
+	KUNIT_EXPECT_EQ(test, st->owned_stock, b);
+	KUNIT_EXPECT_GE(test, atomic64_read(&retire_mod_v[RETIRE_ST_OWNED_HWM]),
+			st->v[RETIRE_ST_OWNED_BYTES] + b);
+	/* and given back in one */
+	retire_stat_owned(st, -3 * b);
+	KUNIT_EXPECT_EQ(test, st->owned_stock, b);
+	retire_stat_owned(st, -(512 + b + 4096));
+	KUNIT_EXPECT_EQ(test, st->v[RETIRE_ST_OWNED_BYTES], 0);
+	KUNIT_EXPECT_EQ(test, st->v[RETIRE_ST_OWNED_HWM], 512 + 4 * b + 4096);
+	KUNIT_EXPECT_LE(test, st->owned_stock, 2 * b);
+	/* folded, it holds no stock, and its bytes count exactly */
+	retire_stats_fold(st);
+	KUNIT_EXPECT_EQ(test, st->owned_stock, 0);
+}
+
 static struct kunit_case retire_counters_cases[] = {
 	KUNIT_CASE(retire_counters_balance_after_mixed_outcomes),
 	KUNIT_CASE(retire_counters_hist_bucket_is_log2_us),
+	KUNIT_CASE(retire_counters_charge_owned_bytes_in_steps),
 	{}
 };
 
