@@ -450,6 +450,45 @@ static int rg_register_module(int fd, __u64 pages, __u64 *handle)
 	return ret;
 }
 
+/* unregister buffer @handle of @fd: 0 or -errno */
+static int rg_unregister(int fd, __u64 handle)
+{
+	struct retire_handle_arg h;
+
+	memset(&h, 0, sizeof(h));
+	h.handle = handle;
+	return rt_ioctl(fd, RETIRE_IOC_BUF_UNREGISTER, &h);
+}
+
+/*
+ * As nobody with RG_LIMIT_PAGES pages to lock: a module buffer of all of
+ * them, registered through @fd and mapped shared. Returns the mapping
+ * (its handle in *@handle), or NULL with *@step the step that failed:
+ * 10 to 12.
+ */
+static char *rg_map_all_as_nobody(int fd, __u64 *handle, int *step)
+{
+	const size_t len = RG_LIMIT_PAGES * RT_PAGE;
+	struct retire_buf_reg reg;
+	void *map;
+
+	*step = 10;
+	if (rg_become_nobody(len))
+		return NULL;
+	*step = 11;
+	memset(&reg, 0, sizeof(reg));
+	reg.len = len;
+	if (rt_ioctl(fd, RETIRE_IOC_BUF_REGISTER, &reg))
+		return NULL;
+	*step = 12;
+	map = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, fd,
+		   reg.mmap_offset);
+	if (map == MAP_FAILED)
+		return NULL;
+	*handle = reg.handle;
+	return map;
+}
+
 /*
  * Root (CAP_IPC_LOCK: nothing charged) grows @fd's buffer table by its
  * first chunk: a registration that grows it charges its pages to the
@@ -458,11 +497,10 @@ static int rg_register_module(int fd, __u64 pages, __u64 *handle)
  */
 static int rg_grow_buf_table(int fd)
 {
-	struct retire_handle_arg h;
+	__u64 handle;
 
-	memset(&h, 0, sizeof(h));
-	return rg_register_module(fd, 1, &h.handle) ?:
-	       rt_ioctl(fd, RETIRE_IOC_BUF_UNREGISTER, &h);
+	return rg_register_module(fd, 1, &handle) ?:
+	       rg_unregister(fd, handle);
 }
 
 static int rg_pool_bytes(int fd, __u64 *bytes)
@@ -489,7 +527,6 @@ static int rg_pool_bytes(int fd, __u64 *bytes)
  */
 static int rg_module_charge_child(int fd, int fd2)
 {
-	struct retire_handle_arg h;
 	__u64 big, small, pool;
 
 	if (rg_become_nobody(RG_LIMIT_PAGES * RT_PAGE))
@@ -502,9 +539,7 @@ static int rg_module_charge_child(int fd, int fd2)
 		return 13;
 	if (rg_pool_bytes(fd2, &pool) || pool != 0)
 		return 14;
-	memset(&h, 0, sizeof(h));
-	h.handle = big;
-	if (rt_ioctl(fd, RETIRE_IOC_BUF_UNREGISTER, &h))
+	if (rg_unregister(fd, big))
 		return 15;
 	if (rg_register_module(fd2, 1, &small))
 		return 16;
@@ -557,23 +592,15 @@ TEST_F(rg, module_buffers_are_charged_to_the_users_memlock)
 static int rg_mapped_charge_child(int fd, int fd2)
 {
 	const size_t len = RG_LIMIT_PAGES * RT_PAGE;
-	struct retire_handle_arg h;
-	struct retire_buf_reg reg;
-	int go[2], st;
+	int go[2], st, step;
+	__u64 handle;
 	pid_t copy;
-	void *map;
+	char *map;
 	char c;
 
-	if (rg_become_nobody(len))
-		return 10;
-	memset(&reg, 0, sizeof(reg));
-	reg.len = len;
-	if (rt_ioctl(fd, RETIRE_IOC_BUF_REGISTER, &reg))
-		return 11;
-	map = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, fd,
-		   reg.mmap_offset);
-	if (map == MAP_FAILED)
-		return 12;
+	map = rg_map_all_as_nobody(fd, &handle, &step);
+	if (!map)
+		return step;
 	memset(map, 0x5a, len);
 	/* a copy of the mapping in another process, until told to go */
 	if (pipe(go))
@@ -583,13 +610,10 @@ static int rg_mapped_charge_child(int fd, int fd2)
 		return 14;
 	if (!copy) {
 		close(go[1]);
-		_exit(read(go[0], &c, 1) == 1 && ((char *)map)[len - 1] == 0x5a ?
-		      0 : 1);
+		_exit(read(go[0], &c, 1) == 1 && map[len - 1] == 0x5a ? 0 : 1);
 	}
 	close(go[0]);
-	memset(&h, 0, sizeof(h));
-	h.handle = reg.handle;
-	if (rt_ioctl(fd, RETIRE_IOC_BUF_UNREGISTER, &h))
+	if (rg_unregister(fd, handle))
 		return 15;
 	/* the pages are the mappings' now, and still the user's charge */
 	if (rg_register_module(fd2, 1, NULL) != -ENOMEM)
@@ -630,21 +654,14 @@ TEST_F(rg, a_mapping_keeps_its_pages_charged_after_unregistration)
 static int rg_split_charge_child(int fd, int fd2)
 {
 	const size_t len = RG_LIMIT_PAGES * RT_PAGE;
-	struct retire_handle_arg h;
-	struct retire_buf_reg reg;
 	char *map, *tail, *moved;
+	__u64 handle;
 	size_t i;
+	int step;
 
-	if (rg_become_nobody(len))
-		return 10;
-	memset(&reg, 0, sizeof(reg));
-	reg.len = len;
-	if (rt_ioctl(fd, RETIRE_IOC_BUF_REGISTER, &reg))
-		return 11;
-	map = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, fd,
-		   reg.mmap_offset);
-	if (map == MAP_FAILED)
-		return 12;
+	map = rg_map_all_as_nobody(fd, &handle, &step);
+	if (!map)
+		return step;
 	for (i = 0; i < len; i++)
 		map[i] = (char)(i / RT_PAGE);
 	/* three pieces: [0, 4), a hole at 4, [5, 16) */
@@ -663,9 +680,7 @@ static int rg_split_charge_child(int fd, int fd2)
 	    mremap(moved, 11 * RT_PAGE, 12 * RT_PAGE, MREMAP_MAYMOVE) !=
 	    MAP_FAILED)
 		return 16;
-	memset(&h, 0, sizeof(h));
-	h.handle = reg.handle;
-	if (rt_ioctl(fd, RETIRE_IOC_BUF_UNREGISTER, &h))
+	if (rg_unregister(fd, handle))
 		return 17;
 	if (rg_register_module(fd2, 1, NULL) != -ENOMEM)
 		return 18;
