@@ -48,10 +48,11 @@ retire_modules_load() {
 
 # In a guest: rmmod MODULE, giving what holds it for a moment only (a
 # closed context until its reaper frees it, a fence until a grace period
-# after its last reference) up to 5 s to let go
+# after its last reference) up to 2 s to let go: milliseconds are enough,
+# and a module a planted fault leaked waits the whole time
 retire_rmmod() {
 	local _
-	for _ in $(seq 50); do
+	for _ in $(seq 20); do
 		rmmod "$1" 2>/dev/null && return 0
 		sleep 0.1
 	done
